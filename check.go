@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tetherproc/tether/probe"
+)
+
+func markerFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "marker-var", Value: probe.DefaultMarkerVar, Usage: "the marker variable, which must hold `KEY`=1"},
+		&cli.StringFlag{Name: "name-var", Value: probe.DefaultNameVar, Usage: "the variable that holds the name (`KEY`)"},
+	}
+}
+
+func markersFrom(c *cli.Context) (probe.Markers, error) {
+	m := probe.Markers{MarkerVar: c.String("marker-var"), NameVar: c.String("name-var")}
+	if err := m.Validate(); err != nil {
+		return m, usagef("tether %s: %v", c.Command.Name, err)
+	}
+	return m, nil
+}
+
+func checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "tell whether PID is a tethered process, and whether it is supervised or stranded",
+		ArgsUsage: "PID",
+		Description: "Exit status: 0 tethered (supervised or stranded), 1 foreign, 2 zombie, 3 gone,\n" +
+			"4 unverifiable (alive, but its environment cannot be read), 125 bad usage.",
+		HideHelpCommand: true,
+		OnUsageError:    usageError,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "name", Usage: "require the exact name `NAME`"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as one JSON object"},
+		}, markerFlags()...),
+		Action: runCheck,
+	}
+}
+
+func runCheck(c *cli.Context) error {
+	switch c.NArg() {
+	case 0:
+		return usagef("tether check: missing PID (usage: tether check [options] PID)")
+	case 1:
+	default:
+		return usagef("tether check: one PID expected, got %d arguments: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
+	}
+	pid, err := probe.ParsePID(c.Args().First())
+	if err != nil {
+		return usagef("tether check: %v", err)
+	}
+	m, err := markersFrom(c)
+	if err != nil {
+		return err
+	}
+	opts := probe.Options{Markers: m, Name: c.String("name")}
+	if c.IsSet("name") {
+		if err := probe.ValidateName(opts.Name); err != nil {
+			return usagef("tether check: --name: %v", err)
+		}
+	}
+	r, err := probe.Check(pid, opts)
+	if err != nil {
+		return usagef("tether check: %v", err)
+	}
+	if c.Bool("json") {
+		err = writeJSON(c.App.Writer, r)
+	} else {
+		_, err = fmt.Fprintln(c.App.Writer, formatReport(r, colorOn(c.App.Writer)))
+	}
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("tether check: write report: %v", err), exitUsage)
+	}
+	return cli.Exit("", r.Verdict.ExitStatus())
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// verdictColors are ANSI SGR codes per verdict, for a terminal only.
+var verdictColors = map[probe.Verdict]string{
+	probe.Supervised:   "32", // green
+	probe.Stranded:     "33", // yellow
+	probe.Foreign:      "36", // cyan
+	probe.Zombie:       "35", // magenta
+	probe.Gone:         "2",  // dim
+	probe.Unverifiable: "31", // red
+}
+
+// formatReport renders a report as one line:
+//
+//	4242 tethered, supervised: name=web run_id=… supervisor=4200 (alive) — ./server --port 8080
+func formatReport(r probe.Report, color bool) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(r.PID))
+	b.WriteByte(' ')
+	verdict := string(r.Verdict)
+	if r.Tethered {
+		verdict = "tethered, " + verdict
+	}
+	if color {
+		verdict = "\x1b[" + verdictColors[r.Verdict] + "m" + verdict + "\x1b[0m"
+	}
+	b.WriteString(verdict)
+	if r.Reason != "" {
+		b.WriteString(": ")
+		b.WriteString(r.Reason)
+	}
+	var attrs []string
+	if r.Name != "" {
+		attrs = append(attrs, "name="+r.Name)
+	}
+	if r.RunID != "" {
+		attrs = append(attrs, "run_id="+r.RunID)
+	}
+	if s := r.Supervisor; s != nil {
+		attrs = append(attrs, fmt.Sprintf("supervisor=%d (%s)", s.PID, s.State))
+	}
+	if r.Verdict != probe.Gone && r.PPID > 0 {
+		attrs = append(attrs, "ppid="+strconv.Itoa(r.PPID))
+	}
+	if len(attrs) > 0 {
+		b.WriteString(" [")
+		b.WriteString(strings.Join(attrs, " "))
+		b.WriteString("]")
+	}
+	if cmd := commandLine(r); cmd != "" {
+		b.WriteString(" — ")
+		b.WriteString(cmd)
+	}
+	return b.String()
+}
+
+// commandLine shows the command line, or the kernel's command name in
+// brackets when there is none (zombies, kernel threads). Control
+// characters are escaped so that a hostile name cannot rewrite the
+// terminal.
+func commandLine(r probe.Report) string {
+	s := strings.Join(r.Command, " ")
+	if s == "" && r.Comm != "" {
+		s = "[" + r.Comm + "]"
+	}
+	return sanitize(s)
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}

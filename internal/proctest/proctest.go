@@ -1,0 +1,276 @@
+//go:build linux
+
+package proctest
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	// ModeVar selects the helper mode of a re-executed test binary.
+	ModeVar = "PROCTEST_MODE"
+	// IDVar carries the id of the test that started a helper.
+	IDVar = "PROCTEST_ID"
+)
+
+// Modes a helper can run in. A test binary adds its own through Main.
+const (
+	// Wait blocks until its standard input closes, then exits 0: a helper
+	// cannot outlive the pipe its test holds, even if the test is killed.
+	Wait = "wait"
+	// Exit exits at once with the status in PROCTEST_STATUS (default 0).
+	Exit = "exit"
+	// Orphan starts a Wait grandchild that shares its standard input,
+	// prints the grandchild's PID and exits, so that the grandchild is
+	// reparented.
+	Orphan = "orphan"
+)
+
+// Main runs the helper mode named by PROCTEST_MODE, if any, and exits;
+// otherwise it runs the tests. extra adds test-specific modes.
+func Main(m *testing.M, extra map[string]func()) {
+	mode := os.Getenv(ModeVar)
+	if mode == "" {
+		os.Exit(m.Run())
+	}
+	switch mode {
+	case Wait:
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	case Exit:
+		code, _ := strconv.Atoi(os.Getenv("PROCTEST_STATUS"))
+		os.Exit(code)
+	case Orphan:
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), ModeVar+"="+Wait)
+		cmd.Stdin = os.Stdin
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "orphan:", err)
+			os.Exit(2)
+		}
+		fmt.Println(cmd.Process.Pid)
+		os.Exit(0)
+	}
+	if f, ok := extra[mode]; ok {
+		f()
+		os.Exit(0)
+	}
+	fmt.Fprintf(os.Stderr, "proctest: unknown helper mode %q\n", mode)
+	os.Exit(2)
+}
+
+// Options adjust a helper.
+type Options struct {
+	// Env is added to the helper's environment (after the test's own,
+	// with the marker variables of the test's environment removed).
+	Env []string
+	// Path runs the test binary from this path (a copy under a hostile
+	// name, say) instead of os.Args[0].
+	Path string
+	// Args are passed to the helper.
+	Args []string
+	// SysProcAttr is passed to exec.Cmd as is.
+	SysProcAttr *syscall.SysProcAttr
+	// Stdout receives the helper's standard output; default: discarded.
+	Stdout io.Writer
+}
+
+// Proc is a running helper.
+type Proc struct {
+	Cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan struct{}
+	reap  chan struct{} // closed to let an unreaped helper be waited for
+	err   error
+}
+
+// PID is the helper's process id.
+func (p *Proc) PID() int { return p.Cmd.Process.Pid }
+
+// Stop closes the helper's standard input, which ends a Wait helper, and
+// waits for it to be reaped; it kills the helper (which the test started)
+// if it has not exited after a generous deadline.
+func (p *Proc) Stop() error {
+	p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.Cmd.Process.Kill()
+		<-p.done
+	}
+	return p.err
+}
+
+// Done is closed when the helper has been reaped.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Start starts the test binary in the given helper mode. The helper is
+// stopped and reaped when the test ends.
+func Start(t testing.TB, mode string, opts Options) *Proc {
+	t.Helper()
+	return start(t, mode, opts, true)
+}
+
+// StartUnreaped is Start without the wait: the helper stays a zombie after
+// it exits, until the test calls Reap. Cleanup still reaps it.
+func StartUnreaped(t testing.TB, mode string, opts Options) *Proc {
+	t.Helper()
+	return start(t, mode, opts, false)
+}
+
+func start(t testing.TB, mode string, opts Options, reap bool) *Proc {
+	t.Helper()
+	path := opts.Path
+	if path == "" {
+		path = os.Args[0]
+	}
+	cmd := exec.Command(path, opts.Args...)
+	cmd.Env = append(CleanEnv(), ModeVar+"="+mode, IDVar+"="+TestID(t))
+	cmd.Env = append(cmd.Env, opts.Env...)
+	cmd.Stdout = opts.Stdout
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = opts.SysProcAttr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatalf("stdin pipe for helper %q: %v", mode, err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start helper %q from %s: %v", mode, path, err)
+	}
+	p := &Proc{Cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	waitNow := make(chan struct{})
+	go func() {
+		if !reap {
+			<-waitNow
+		}
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	if reap {
+		close(waitNow)
+	} else {
+		p.reap = waitNow
+	}
+	t.Cleanup(func() {
+		p.Reap()
+		_ = p.Stop()
+	})
+	return p
+}
+
+// Reap lets a helper started with StartUnreaped be waited for.
+func (p *Proc) Reap() {
+	if p.reap != nil {
+		select {
+		case <-p.reap:
+		default:
+			close(p.reap)
+		}
+	}
+}
+
+// CleanEnv is the test's environment without tether's marker variables
+// or another test's id, so that a helper is tethered only when a test
+// says so.
+func CleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TETHER") || strings.HasPrefix(kv, "PROCTEST_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+var runToken = func() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
+
+// TestID is the id that marks the processes of t, unique across test
+// binaries running at the same time.
+func TestID(t testing.TB) string {
+	t.Helper()
+	id := runToken + "-" + strings.ReplaceAll(t.Name(), "/", ".")
+	if !registered(t, id) {
+		t.Cleanup(func() { checkLeaks(t, id) })
+	}
+	return id
+}
+
+// Copy copies the test binary to a new file named name in a directory
+// that every user can read, and returns its path.
+func Copy(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "proctest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	path := filepath.Join(dir, name)
+	dst, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// ReadLine reads one line of a helper's output, failing the test after a
+// generous deadline.
+func ReadLine(t testing.TB, r io.Reader) string {
+	t.Helper()
+	ch := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		ch <- strings.TrimSpace(line)
+	}()
+	select {
+	case line := <-ch:
+		return line
+	case <-time.After(10 * time.Second):
+		t.Fatal("no line from helper within 10s")
+		return ""
+	}
+}
+
+// Eventually polls cond until it is true, failing the test after a
+// generous deadline: outcomes are asserted, not timings.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,121 @@
+// Command tether ties a child process's life to its parent's, stamps it so
+// that it can be recognised later, and reclaims the children that escaped.
+//
+// This file is the command line only: it turns flags into calls of the
+// packages spawn, probe and reclaim and their answers into output and exit
+// statuses. One file per command holds the rest.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+)
+
+// exitUsage is tether's own failure: bad usage, or a failure of tether
+// rather than of what it was asked about.
+const exitUsage = 125
+
+func main() {
+	os.Exit(runMain(os.Args, os.Stdout, os.Stderr))
+}
+
+// runMain runs the command line args and returns the exit status.
+func runMain(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	return exitStatus(app.Run(args), stderr)
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:    "tether",
+		Usage:   "tie a child's life to its parent's, recognise it later, reclaim it when stranded",
+		Version: version(),
+		Writer:  stdout,
+		// Errors are printed once, by exitStatus, not by urfave/cli.
+		ErrWriter:       stderr,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError:    usageError,
+		HideHelpCommand: true,
+		Commands: []*cli.Command{
+			checkCommand(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("tether: unknown command %q (try tether --help)", c.Args().First())
+			}
+			_ = cli.ShowAppHelp(c)
+			return cli.Exit("", exitUsage)
+		},
+	}
+}
+
+// version is the module version tether was built from: a release tag for
+// go install module@version, "(devel)" with the VCS revision for a build
+// from a checkout.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 && v == "(devel)" {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// usagef is an error of bad usage: exit 125 with one line on stderr.
+func usagef(format string, a ...any) error {
+	return cli.Exit(fmt.Sprintf(format, a...), exitUsage)
+}
+
+// usageError makes urfave/cli's own parse errors ("flag provided but not
+// defined", "invalid value") one line and exit 125, like tether's own.
+func usageError(c *cli.Context, err error, _ bool) error {
+	name := "tether"
+	if c.Command != nil && c.Command.Name != "" {
+		name += " " + c.Command.Name
+	}
+	return usagef("%s: %v", name, err)
+}
+
+// exitStatus prints err, if any, as one line on stderr and returns the
+// exit status it carries: an ExitCoder's own, 125 for anything else.
+func exitStatus(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	code := exitUsage
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		code = ec.ExitCode()
+	}
+	if msg := strings.TrimSpace(err.Error()); msg != "" {
+		fmt.Fprintln(stderr, firstLine(msg))
+	}
+	return code
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// colorOn reports whether w is a terminal that wants colour: it must be a
+// TTY and NO_COLOR (https://no-color.org) must be unset or empty.
+func colorOn(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && os.Getenv("NO_COLOR") == "" && isatty.IsTerminal(f.Fd())
+}

@@ -1,0 +1,24 @@
+// Package probe answers one question about one PID: is this a process that
+// tether started, and if so, is it still supervised or has it been stranded?
+//
+// PIDs are recycled, so a PID on its own proves nothing. Identity comes from
+// markers that tether stamps into a child's environment (the marker protocol,
+// v1: TETHER=1, TETHER_NAME, TETHER_SUPERVISOR and TETHER_RUN_ID) and that every
+// descendant inherits. The live process's environment is read back from the
+// kernel (/proc/PID/environ on Linux, the kern.procargs2 sysctl on macOS) and
+// must hold the exact entries asked for, compared whole, byte for byte.
+//
+// The package fails closed. Where the environment cannot be read (another
+// user's process, hidepid, a hardened macOS binary, an operating system with
+// no reader), the verdict is Unverifiable, never "ours". probe itself never
+// signals anything; callers that do (tether reclaim) must still guard against
+// the PID being recycled between the check and the signal.
+//
+// The parsers of the kernel's formats (ParseStat, ParseStatus, ParseEnviron,
+// ParseProcArgs2) are pure functions over bytes so that they can be tested on
+// fixtures and fuzzed; the readers that feed them are per platform.
+//
+// Limits: the environment is the one the process was started with (a later
+// setenv or unsetenv is invisible), and a process that execs with a cleared
+// environment drops the markers and becomes foreign.
+package probe

@@ -1,0 +1,35 @@
+package probe
+
+import "bytes"
+
+// ParseEnviron splits the contents of /proc/PID/environ into its
+// NUL-terminated entries. An unterminated last entry is dropped: it may be
+// the cut-off head of a longer one ("TETHER_NAME=files" of
+// "TETHER_NAME=files2"), and identity must never rest on a guess. Empty
+// entries inside the blob are kept, as the process was given them.
+func ParseEnviron(data []byte) []string {
+	return splitNUL(data, false)
+}
+
+// ParseCmdline splits the contents of /proc/PID/cmdline into arguments.
+// Unlike the environment it is only shown, never trusted, so an
+// unterminated last argument (a process that rewrote its title) is kept.
+func ParseCmdline(data []byte) []string {
+	return splitNUL(data, true)
+}
+
+func splitNUL(data []byte, keepPartial bool) []string {
+	if len(data) == 0 {
+		return nil
+	}
+	out := make([]string, 0, bytes.Count(data, []byte{0})+1)
+	for len(data) > 0 {
+		entry, rest, found := bytes.Cut(data, []byte{0})
+		if !found && !keepPartial {
+			break
+		}
+		out = append(out, string(entry))
+		data = rest
+	}
+	return out
+}

@@ -1,0 +1,51 @@
+package probe
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// MaxNameLen is the longest name the protocol allows.
+const MaxNameLen = 64
+
+func nameByte(c byte) bool {
+	return c == '.' || c == '_' || c == '-' ||
+		(c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+}
+
+// ValidateName accepts 1 to 64 characters of A-Z a-z 0-9 . _ -, so that a
+// name can stand in an environment entry, a file name and a log line as is.
+func ValidateName(name string) error {
+	if name == "" {
+		return fmt.Errorf("invalid name %q: empty (want 1-%d of A-Z a-z 0-9 . _ -)", name, MaxNameLen)
+	}
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("invalid name %q: %d characters, at most %d", name, len(name), MaxNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		if !nameByte(name[i]) {
+			return fmt.Errorf("invalid name %q: character %q at %d (want A-Z a-z 0-9 . _ -)", name, name[i], i)
+		}
+	}
+	return nil
+}
+
+// NameFor derives the default name of a run from its command: the base
+// name, with every byte outside the allowed set replaced by '_', cut to
+// MaxNameLen. It always returns a valid name.
+func NameFor(command string) string {
+	base := filepath.Base(command)
+	if base == "." || base == "/" || base == "" {
+		base = "cmd"
+	}
+	var b strings.Builder
+	for i := 0; i < len(base) && b.Len() < MaxNameLen; i++ {
+		if nameByte(base[i]) {
+			b.WriteByte(base[i])
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,230 @@
+package probe_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tetherproc/tether/probe"
+)
+
+func fixture(t testing.TB, parts ...string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(append([]string{"..", "testdata"}, parts...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func fixtures(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "testdata", dir, "*"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures in testdata/%s: %v", dir, err)
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = data
+	}
+	return out
+}
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		file    string
+		want    probe.Stat
+		zombie  bool
+		kthread bool
+	}{
+		{"cat.stat", probe.Stat{PID: 5983, Comm: "cat", State: 'R', PPID: 5965, PGRP: 5965, Session: 1051, Flags: 4194304, Start: 31855}, false, false},
+		{"hostile.stat", probe.Stat{PID: 5971, Comm: "x) Z (y z", State: 'S', PPID: 5970, PGRP: 5965, Session: 1051, Flags: 4194304, Start: 31814}, false, false},
+		{"newline.stat", probe.Stat{PID: 5978, Comm: "a\nb) R 1 (", State: 'S', PPID: 5977, PGRP: 5965, Session: 1051, Flags: 4194304, Start: 31835}, false, false},
+		{"kthreadd.stat", probe.Stat{PID: 2, Comm: "kthreadd", State: 'S', Flags: 2129984, Start: 24}, false, true},
+		{"zombie.stat", probe.Stat{PID: 6049, Comm: "python3", State: 'Z', PPID: 6008, PGRP: 6006, Session: 1051, Flags: 4227148, Start: 32200}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got, err := probe.ParseStat(fixture(t, "proc", "stat", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("ParseStat = %+v, want %+v", got, tt.want)
+			}
+			if got.Zombie() != tt.zombie || got.KernelThread() != tt.kthread {
+				t.Errorf("Zombie()=%v KernelThread()=%v, want %v %v", got.Zombie(), got.KernelThread(), tt.zombie, tt.kthread)
+			}
+		})
+	}
+	for _, bad := range []string{"short.stat", "noparen.stat"} {
+		if _, err := probe.ParseStat(fixture(t, "proc", "stat", bad)); err == nil {
+			t.Errorf("ParseStat(%s): no error", bad)
+		}
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	tests := []struct {
+		file string
+		want probe.Status
+	}{
+		{"sleep.status", probe.Status{Tgid: 5971, UID: 0}},
+		{"thread.status", probe.Status{Tgid: 6008, UID: 0}},
+		{"zombie.status", probe.Status{Tgid: 6049, UID: 0}},
+	}
+	for _, tt := range tests {
+		got, err := probe.ParseStatus(fixture(t, "proc", "status", tt.file))
+		if err != nil || got != tt.want {
+			t.Errorf("ParseStatus(%s) = %+v, %v; want %+v", tt.file, got, err, tt.want)
+		}
+	}
+	if _, err := probe.ParseStatus(fixture(t, "proc", "status", "notgid.status")); err == nil {
+		t.Error("ParseStatus(notgid.status): no error")
+	}
+}
+
+func TestParseEnviron(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"tethered.environ", []string{"PATH=/usr/bin:/bin", "HOME=/root", "TETHER=1", "TETHER_NAME=web",
+			"TETHER_SUPERVISOR=4200:31337", "TETHER_RUN_ID=0123456789abcdef0123456789abcdef"}},
+		{"seed.environ", []string{"PATH=/usr/bin", "SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files"}},
+		{"lookalike.environ", []string{"TETHER=1 ", "TETHER_NAME=files2", "XTETHER=1", "TETHER="}},
+		// The unterminated last entry may be cut short: never trusted.
+		{"truncated.environ", []string{"TETHER=1"}},
+		{"empty.environ", nil},
+		{"holes.environ", []string{"A=1", "", "=x", "noequals", "TETHER=1"}},
+	}
+	for _, tt := range tests {
+		got := probe.ParseEnviron(fixture(t, "proc", "environ", tt.file))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseEnviron(%s) = %q, want %q", tt.file, got, tt.want)
+		}
+	}
+}
+
+func TestParseCmdline(t *testing.T) {
+	got := probe.ParseCmdline([]byte("server\x00--port\x008080\x00"))
+	if want := []string{"server", "--port", "8080"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseCmdline = %q, want %q", got, want)
+	}
+	// A rewritten title without its NUL is still shown.
+	if got := probe.ParseCmdline([]byte("nginx: worker")); !reflect.DeepEqual(got, []string{"nginx: worker"}) {
+		t.Errorf("ParseCmdline(title) = %q", got)
+	}
+}
+
+func TestParseProcArgs2(t *testing.T) {
+	tests := []struct {
+		file string
+		want probe.ProcArgs
+	}{
+		{"simple.bin", probe.ProcArgs{Path: "/usr/local/bin/server", Args: []string{"server", "--port=8080"},
+			Env: []string{"PATH=/usr/bin", "TETHER=1", "TETHER_NAME=web"}}},
+		// Arguments that look like KEY=VALUE are skipped by count.
+		{"argkv.bin", probe.ProcArgs{Path: "/bin/env", Args: []string{"env", "TETHER=1", "TETHER_NAME=web"},
+			Env: []string{"PATH=/usr/bin"}}},
+		{"noenv.bin", probe.ProcArgs{Path: "/bin/hardened", Args: []string{"hardened"}}},
+	}
+	for _, tt := range tests {
+		got, err := probe.ParseProcArgs2(fixture(t, "procargs2", tt.file))
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseProcArgs2(%s) = %+v, %v; want %+v", tt.file, got, err, tt.want)
+		}
+		if probe.DefaultMarkers.Match(got.Env, "web") && tt.file == "argkv.bin" {
+			t.Error("argkv.bin: arguments were taken for the environment")
+		}
+	}
+	for _, bad := range []string{"truncated.bin", "short.bin"} {
+		if _, err := probe.ParseProcArgs2(fixture(t, "procargs2", bad)); err == nil {
+			t.Errorf("ParseProcArgs2(%s): no error", bad)
+		}
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
+	for _, data := range fixtures(f, "proc/stat") {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := probe.ParseStat(data)
+		if err != nil {
+			return
+		}
+		// The command name is everything between the first '(' and the
+		// last ')', whatever it holds.
+		if !bytes.Contains(data, []byte("("+s.Comm+")")) {
+			t.Errorf("comm %q not found in %q", s.Comm, data)
+		}
+		if strings.ContainsRune(string(data[bytes.LastIndexByte(data, ')')+1:]), ')') {
+			t.Errorf("fields after the last ')' hold a ')'")
+		}
+	})
+}
+
+func FuzzParseStatus(f *testing.F) {
+	for _, data := range fixtures(f, "proc/status") {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := probe.ParseStatus(data)
+		if err == nil && (st.Tgid < 0 || st.UID < 0) {
+			t.Errorf("ParseStatus = %+v with no error", st)
+		}
+	})
+}
+
+func FuzzParseEnviron(f *testing.F) {
+	for _, data := range fixtures(f, "proc/environ") {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		env := probe.ParseEnviron(data)
+		// Every entry returned was NUL-terminated in the input, in order:
+		// joined back, they are a prefix of it.
+		var joined []byte
+		for _, e := range env {
+			if strings.IndexByte(e, 0) >= 0 {
+				t.Fatalf("entry %q holds a NUL", e)
+			}
+			joined = append(append(joined, e...), 0)
+		}
+		if !bytes.HasPrefix(data, joined) {
+			t.Fatalf("entries %q are not a prefix of %q", env, data)
+		}
+		if rest := data[len(joined):]; bytes.IndexByte(rest, 0) >= 0 {
+			t.Fatalf("a terminated entry was dropped: rest %q", rest)
+		}
+	})
+}
+
+func FuzzParseProcArgs2(f *testing.F) {
+	for _, data := range fixtures(f, "procargs2") {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pa, err := probe.ParseProcArgs2(data)
+		if err != nil {
+			return
+		}
+		if argc := int(int32(binary.NativeEndian.Uint32(data))); len(pa.Args) != argc {
+			t.Errorf("%d arguments, argc %d", len(pa.Args), argc)
+		}
+		for _, e := range pa.Env {
+			if e == "" {
+				t.Error("empty environment entry returned")
+			}
+		}
+	})
+}

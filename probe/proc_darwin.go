@@ -1,0 +1,93 @@
+//go:build darwin
+
+package probe
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// Supported reports whether this platform can read a process's identity.
+func Supported() bool { return true }
+
+// MaxPID returns the largest PID macOS hands out.
+func MaxPID() int { return 99998 }
+
+// sZomb is SZOMB of <sys/proc.h>, which x/sys does not export.
+const sZomb = 5
+
+func existsOr(pid int, what string, err error) error {
+	kind := ErrUnverifiable
+	if kerr := unix.Kill(pid, 0); kerr == unix.ESRCH {
+		kind = ErrGone
+	}
+	return &readError{what: what, kind: kind, err: err}
+}
+
+// ReadProcess reads the kern.proc.pid sysctl. Start is the start time in
+// microseconds since the epoch.
+func ReadProcess(pid int) (Process, error) {
+	what := fmt.Sprintf("sysctl kern.proc.pid %d", pid)
+	if pid <= 0 {
+		return Process{}, &readError{what: what, kind: ErrGone, err: unix.ESRCH}
+	}
+	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil {
+		// A missing PID comes back as an empty answer (EIO from x/sys).
+		return Process{}, existsOr(pid, what, err)
+	}
+	if int(k.Proc.P_pid) != pid {
+		return Process{}, existsOr(pid, what, unix.ESRCH)
+	}
+	comm := k.Proc.P_comm[:]
+	if i := bytes.IndexByte(comm, 0); i >= 0 {
+		comm = comm[:i]
+	}
+	tv := k.Proc.P_starttime
+	return Process{
+		PID:    pid,
+		PPID:   int(k.Eproc.Ppid),
+		PGID:   int(k.Eproc.Pgid),
+		UID:    int(k.Eproc.Ucred.Uid),
+		Start:  uint64(tv.Sec)*1e6 + uint64(tv.Usec),
+		Zombie: k.Proc.P_stat == sZomb,
+		Comm:   string(comm),
+	}, nil
+}
+
+func readProcArgs(pid int) (ProcArgs, error) {
+	what := fmt.Sprintf("sysctl kern.procargs2 %d", pid)
+	data, err := unix.SysctlRaw("kern.procargs2", pid)
+	if err != nil {
+		// EINVAL covers a missing PID, a zombie, another user's process
+		// and a hardened binary alike.
+		return ProcArgs{}, existsOr(pid, what, err)
+	}
+	pa, err := ParseProcArgs2(data)
+	if err != nil {
+		return ProcArgs{}, &readError{what: what, kind: ErrUnverifiable, err: err}
+	}
+	return pa, nil
+}
+
+// ReadEnviron reads the environment pid was started with.
+func ReadEnviron(pid int) ([]string, error) {
+	pa, err := readProcArgs(pid)
+	if err != nil {
+		return nil, err
+	}
+	if len(pa.Env) == 0 && len(pa.Args) > 0 {
+		// Hardened-runtime binaries have their environment withheld.
+		return nil, &readError{what: fmt.Sprintf("sysctl kern.procargs2 %d", pid), kind: ErrUnverifiable, err: errors.New("environment withheld")}
+	}
+	return pa.Env, nil
+}
+
+// ReadCmdline reads pid's arguments, for display.
+func ReadCmdline(pid int) ([]string, error) {
+	pa, err := readProcArgs(pid)
+	return pa.Args, err
+}

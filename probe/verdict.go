@@ -1,0 +1,46 @@
+package probe
+
+// Verdict is what Check concludes about a PID.
+type Verdict string
+
+// The verdicts, with the exit status tether check gives each.
+const (
+	Supervised   Verdict = "supervised"   // tethered, its supervisor alive (0)
+	Stranded     Verdict = "stranded"     // tethered, its supervisor gone (0)
+	Foreign      Verdict = "foreign"      // alive, not tethered or another name (1)
+	Zombie       Verdict = "zombie"       // exited, not yet reaped (2)
+	Gone         Verdict = "gone"         // no such process (3)
+	Unverifiable Verdict = "unverifiable" // alive, environment unreadable (4)
+)
+
+// Tethered reports whether the verdict is one of the two tethered ones.
+func (v Verdict) Tethered() bool { return v == Supervised || v == Stranded }
+
+// ExitStatus is the exit status of tether check for the verdict.
+func (v Verdict) ExitStatus() int {
+	switch v {
+	case Supervised, Stranded:
+		return 0
+	case Foreign:
+		return 1
+	case Zombie:
+		return 2
+	case Gone:
+		return 3
+	default:
+		return 4
+	}
+}
+
+// SupervisorState is what became of the process named by TETHER_SUPERVISOR.
+type SupervisorState string
+
+// The supervisor states. Only Alive and Unknown keep a process supervised;
+// Unknown does so because a guess must never make a process reclaimable.
+const (
+	SupervisorAlive   SupervisorState = "alive"
+	SupervisorGone    SupervisorState = "gone"
+	SupervisorReused  SupervisorState = "reused" // the PID now has another start time
+	SupervisorZombie  SupervisorState = "zombie"
+	SupervisorUnknown SupervisorState = "unknown"
+)
