@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/mattn/go-isatty v0.0.24
 	github.com/urfave/cli/v2 v2.27.7
+	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.50.0
 )
 

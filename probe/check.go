@@ -77,13 +77,13 @@ func checkOnce(pid int, opts Options) (r Report, stable bool) {
 	env, envErr := ReadEnviron(pid)
 	r.Command, _ = ReadCmdline(pid)
 
-	again, err := ReadProcess(pid)
+	again, err := readStat(pid)
 	switch {
 	case err != nil:
 		return failed(r, err), true
 	case again.Start != p.Start:
 		return r, false
-	case again.Zombie:
+	case again.Zombie():
 		// Exited while being read; a zombie's environ is gone (ESRCH) or
 		// empty, depending on the kernel.
 		r.Verdict, r.Reason = Zombie, "exited, not yet reaped by its parent"

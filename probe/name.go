@@ -32,7 +32,7 @@ func ValidateName(name string) error {
 }
 
 // NameFor derives the default name of a run from its command: the base
-// name, with every byte outside the allowed set replaced by '_', cut to
+// name, with every character outside the allowed set replaced by '_', cut to
 // MaxNameLen. It always returns a valid name.
 func NameFor(command string) string {
 	base := filepath.Base(command)
@@ -40,9 +40,12 @@ func NameFor(command string) string {
 		base = "cmd"
 	}
 	var b strings.Builder
-	for i := 0; i < len(base) && b.Len() < MaxNameLen; i++ {
-		if nameByte(base[i]) {
-			b.WriteByte(base[i])
+	for _, r := range base {
+		if b.Len() == MaxNameLen {
+			break
+		}
+		if r < 0x80 && nameByte(byte(r)) {
+			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -228,3 +229,5 @@ func FuzzParseProcArgs2(f *testing.F) {
 		}
 	})
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

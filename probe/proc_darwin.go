@@ -91,3 +91,15 @@ func ReadCmdline(pid int) ([]string, error) {
 	pa, err := readProcArgs(pid)
 	return pa.Args, err
 }
+
+func readStat(pid int) (Stat, error) {
+	p, err := ReadProcess(pid)
+	if err != nil {
+		return Stat{}, err
+	}
+	st := Stat{PID: pid, Comm: p.Comm, State: 'S', PPID: p.PPID, PGRP: p.PGID, Start: p.Start}
+	if p.Zombie {
+		st.State = 'Z'
+	}
+	return st, nil
+}

@@ -69,15 +69,11 @@ func ReadProcess(pid int) (Process, error) {
 	if pid <= 0 {
 		return Process{}, fmt.Errorf("read process %d: %w", pid, ErrGone)
 	}
-	data, err := readProcFile(pid, "stat")
+	st, err := readStat(pid)
 	if err != nil {
 		return Process{}, err
 	}
-	st, err := ParseStat(data)
-	if err != nil {
-		return Process{}, &readError{what: "read " + procPath(pid, "stat"), kind: ErrUnverifiable, err: err}
-	}
-	data, err = readProcFile(pid, "status")
+	data, err := readProcFile(pid, "status")
 	if err != nil {
 		return Process{}, err
 	}
@@ -99,6 +95,20 @@ func ReadProcess(pid int) (Process, error) {
 		KernelThread: st.KernelThread(),
 		Comm:         st.Comm,
 	}, nil
+}
+
+// readStat reads /proc/PID/stat alone: enough to see whether the process
+// read a moment ago still holds the PID (same start time) or has exited.
+func readStat(pid int) (Stat, error) {
+	data, err := readProcFile(pid, "stat")
+	if err != nil {
+		return Stat{}, err
+	}
+	st, err := ParseStat(data)
+	if err != nil {
+		return Stat{}, &readError{what: "read " + procPath(pid, "stat"), kind: ErrUnverifiable, err: err}
+	}
+	return st, nil
 }
 
 // ReadEnviron reads the environment pid was started with. ErrGone covers

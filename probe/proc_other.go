@@ -30,3 +30,5 @@ func ReadEnviron(pid int) ([]string, error) { return nil, unsupported(pid) }
 
 // ReadCmdline fails closed: this platform has no reader.
 func ReadCmdline(pid int) ([]string, error) { return nil, unsupported(pid) }
+
+func readStat(pid int) (Stat, error) { return Stat{}, unsupported(pid) }

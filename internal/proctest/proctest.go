@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 const (
@@ -43,7 +45,16 @@ const (
 func Main(m *testing.M, extra map[string]func()) {
 	mode := os.Getenv(ModeVar)
 	if mode == "" {
-		os.Exit(m.Run())
+		code := m.Run()
+		if code == 0 {
+			// Every test waits for what it started, so no goroutine of
+			// a test (a helper's waiter, a reader) may be left.
+			if err := goleak.Find(); err != nil {
+				fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+				code = 1
+			}
+		}
+		os.Exit(code)
 	}
 	switch mode {
 	case Wait:
@@ -139,15 +150,23 @@ func start(t testing.TB, mode string, opts Options, reap bool) *Proc {
 	}
 	cmd := exec.Command(path, opts.Args...)
 	cmd.Env = append(CleanEnv(), ModeVar+"="+mode, IDVar+"="+TestID(t))
+	// A race-enabled helper would otherwise sleep a second at exit.
+	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0 "+os.Getenv("GORACE"))
 	cmd.Env = append(cmd.Env, opts.Env...)
 	cmd.Stdout = opts.Stdout
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = opts.SysProcAttr
-	stdin, err := cmd.StdinPipe()
+	// Not cmd.StdinPipe: Wait would close it as soon as the helper
+	// exits, ending the helper's own children (Orphan) with it.
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		t.Fatalf("stdin pipe for helper %q: %v", mode, err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdin = stdinR
+	err = cmd.Start()
+	stdinR.Close()
+	if err != nil {
+		stdin.Close()
 		t.Fatalf("start helper %q from %s: %v", mode, path, err)
 	}
 	p := &Proc{Cmd: cmd, stdin: stdin, done: make(chan struct{})}

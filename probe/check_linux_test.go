@@ -1,0 +1,329 @@
+package probe_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
+)
+
+func self(t *testing.T) probe.Supervisor {
+	t.Helper()
+	s, err := probe.SupervisorOf(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// stamped starts a waiting helper whose environment carries the stamp.
+func stamped(t *testing.T, m probe.Markers, s probe.Stamp) *proctest.Proc {
+	t.Helper()
+	return proctest.Start(t, proctest.Wait, proctest.Options{Env: m.Environ(nil, s)})
+}
+
+func check(t *testing.T, pid int, opts probe.Options) probe.Report {
+	t.Helper()
+	r, err := probe.Check(pid, opts)
+	if err != nil {
+		t.Fatalf("Check(%d): %v", pid, err)
+	}
+	return r
+}
+
+func wantVerdict(t *testing.T, r probe.Report, v probe.Verdict) {
+	t.Helper()
+	if r.Verdict != v {
+		t.Fatalf("verdict %s, want %s: %+v", r.Verdict, v, r)
+	}
+	if r.Tethered != v.Tethered() {
+		t.Errorf("Tethered = %v for %s", r.Tethered, v)
+	}
+}
+
+// deadSupervisor is a supervisor value of a process that ran and was reaped.
+func deadSupervisor(t *testing.T) probe.Supervisor {
+	t.Helper()
+	p := proctest.Start(t, proctest.Wait, proctest.Options{})
+	s, err := probe.SupervisorOf(p.PID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestCheckSupervised(t *testing.T) {
+	runID := probe.NewRunID()
+	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: self(t), RunID: runID})
+	r := check(t, p.PID(), probe.Options{Name: "web"})
+	wantVerdict(t, r, probe.Supervised)
+	if r.Name != "web" || r.RunID != runID || r.PPID != os.Getpid() || r.PID != p.PID() {
+		t.Errorf("report %+v", r)
+	}
+	if r.Supervisor == nil || r.Supervisor.PID != os.Getpid() || r.Supervisor.State != probe.SupervisorAlive {
+		t.Errorf("supervisor %+v", r.Supervisor)
+	}
+	if r.UID == nil || *r.UID != os.Getuid() {
+		t.Errorf("uid %v, want %d", r.UID, os.Getuid())
+	}
+	if len(r.Command) == 0 || r.Command[0] != os.Args[0] {
+		t.Errorf("command %q", r.Command)
+	}
+	// Without a name asked for, any tethered process matches.
+	wantVerdict(t, check(t, p.PID(), probe.Options{}), probe.Supervised)
+}
+
+func TestCheckStrandedSupervisorGone(t *testing.T) {
+	dead := deadSupervisor(t)
+	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: dead, RunID: probe.NewRunID()})
+	r := check(t, p.PID(), probe.Options{Name: "web"})
+	wantVerdict(t, r, probe.Stranded)
+	if r.Supervisor == nil || r.Supervisor.State != probe.SupervisorGone || r.Supervisor.PID != dead.PID {
+		t.Errorf("supervisor %+v", r.Supervisor)
+	}
+}
+
+// A supervisor PID that is alive with another start time has been
+// recycled: the process it named is gone.
+func TestCheckStrandedSupervisorPIDReused(t *testing.T) {
+	reused := self(t)
+	reused.Start++
+	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: reused, RunID: probe.NewRunID()})
+	r := check(t, p.PID(), probe.Options{})
+	wantVerdict(t, r, probe.Stranded)
+	if r.Supervisor.State != probe.SupervisorReused {
+		t.Errorf("supervisor %+v", r.Supervisor)
+	}
+}
+
+func TestCheckStrandedSupervisorZombie(t *testing.T) {
+	z := proctest.StartUnreaped(t, proctest.Exit, proctest.Options{})
+	waitZombie(t, z.PID())
+	s, err := probe.SupervisorOf(z.PID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: s, RunID: probe.NewRunID()})
+	r := check(t, p.PID(), probe.Options{})
+	wantVerdict(t, r, probe.Stranded)
+	if r.Supervisor.State != probe.SupervisorZombie {
+		t.Errorf("supervisor %+v", r.Supervisor)
+	}
+}
+
+// The supervisor's PID now names a thread: the process it named is gone.
+func TestCheckStrandedSupervisorIsThread(t *testing.T) {
+	tid := threadOfSelf(t)
+	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: probe.Supervisor{PID: tid, Start: 1}, RunID: probe.NewRunID()})
+	wantVerdict(t, check(t, p.PID(), probe.Options{}), probe.Stranded)
+}
+
+// Without TETHER_SUPERVISOR, a tethered process is stranded when its
+// parent is PID 1.
+func TestCheckNoSupervisorEntry(t *testing.T) {
+	p := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{"TETHER=1", "TETHER_NAME=web"}})
+	r := check(t, p.PID(), probe.Options{Name: "web"})
+	wantVerdict(t, r, probe.Supervised)
+	if r.Supervisor != nil {
+		t.Errorf("supervisor %+v", r.Supervisor)
+	}
+
+	pr, pw := io.Pipe()
+	orphan := proctest.Start(t, proctest.Orphan, proctest.Options{
+		Env:    []string{"TETHER=1", "TETHER_NAME=web", "TETHER_SUPERVISOR=garbage"},
+		Stdout: pw,
+	})
+	pid, err := strconv.Atoi(proctest.ReadLine(t, pr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-orphan.Done()
+	pw.Close()
+	var ppid int
+	proctest.Eventually(t, "orphan reparented", func() bool {
+		q, err := probe.ReadProcess(pid)
+		ppid = q.PPID
+		return err == nil && q.PPID != orphan.PID()
+	})
+	if ppid != 1 {
+		t.Skipf("the orphan was adopted by subreaper %d, not PID 1", ppid)
+	}
+	r = check(t, pid, probe.Options{Name: "web"})
+	wantVerdict(t, r, probe.Stranded)
+	if !strings.Contains(r.Reason, "PID 1") {
+		t.Errorf("reason %q", r.Reason)
+	}
+}
+
+func TestCheckForeign(t *testing.T) {
+	sup := self(t)
+	tests := []struct {
+		name string
+		env  []string
+		opts probe.Options
+	}{
+		{"no marker", nil, probe.Options{}},
+		{"marker 0", []string{"TETHER=0", "TETHER_NAME=web"}, probe.Options{}},
+		{"marker with space", []string{"TETHER=1 ", "TETHER_NAME=web"}, probe.Options{}},
+		{"marker true", []string{"TETHER=true"}, probe.Options{}},
+		{"name with suffix", []string{"TETHER=1", "TETHER_NAME=web2"}, probe.Options{Name: "web"}},
+		{"name prefix", []string{"TETHER=1", "TETHER_NAME=we"}, probe.Options{Name: "web"}},
+		{"no name", []string{"TETHER=1"}, probe.Options{Name: "web"}},
+		{"seed name with suffix", []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files-2"}, probe.Options{Markers: seed, Name: "files"}},
+		{"seed marker true", []string{"SYSTEMPROMPT_SUBPROCESS=true", "MCP_SERVICE_ID=files"}, probe.Options{Markers: seed, Name: "files"}},
+		{"tether markers under seed", []string{"TETHER=1", "TETHER_NAME=files"}, probe.Options{Markers: seed, Name: "files"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := append(tt.env, probe.SupervisorVar+"="+sup.String())
+			p := proctest.Start(t, proctest.Wait, proctest.Options{Env: env})
+			r := check(t, p.PID(), tt.opts)
+			wantVerdict(t, r, probe.Foreign)
+			if r.Reason == "" {
+				t.Error("no reason given")
+			}
+		})
+	}
+}
+
+// The original design's scheme is recognised exactly.
+func TestCheckSeedMarkers(t *testing.T) {
+	p := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files"}})
+	r := check(t, p.PID(), probe.Options{Markers: seed, Name: "files"})
+	wantVerdict(t, r, probe.Supervised)
+	if r.Name != "files" {
+		t.Errorf("name %q", r.Name)
+	}
+	wantVerdict(t, check(t, p.PID(), probe.Options{Markers: seed, Name: "file"}), probe.Foreign)
+	wantVerdict(t, check(t, p.PID(), probe.Options{}), probe.Foreign)
+}
+
+func waitZombie(t *testing.T, pid int) {
+	t.Helper()
+	proctest.Eventually(t, "helper became a zombie", func() bool {
+		p, err := probe.ReadProcess(pid)
+		return err == nil && p.Zombie
+	})
+}
+
+func TestCheckZombie(t *testing.T) {
+	z := proctest.StartUnreaped(t, proctest.Exit, proctest.Options{Env: []string{"TETHER=1", "TETHER_NAME=web"}})
+	waitZombie(t, z.PID())
+	r := check(t, z.PID(), probe.Options{Name: "web"})
+	wantVerdict(t, r, probe.Zombie)
+	if r.PPID != os.Getpid() {
+		t.Errorf("ppid %d", r.PPID)
+	}
+}
+
+func TestCheckGone(t *testing.T) {
+	p := proctest.Start(t, proctest.Exit, proctest.Options{Env: []string{"TETHER=1"}})
+	<-p.Done()
+	r := check(t, p.PID(), probe.Options{})
+	wantVerdict(t, r, probe.Gone)
+	if _, err := probe.ReadProcess(p.PID()); !errors.Is(err, probe.ErrGone) {
+		t.Errorf("ReadProcess of a reaped PID: %v", err)
+	}
+}
+
+func threadOfSelf(t *testing.T) int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		if tid, _ := strconv.Atoi(task.Name()); tid != os.Getpid() {
+			return tid
+		}
+	}
+	t.Skip("the test process has one thread")
+	return 0
+}
+
+func TestCheckThreadIsNotAProcess(t *testing.T) {
+	tid := threadOfSelf(t)
+	r := check(t, tid, probe.Options{})
+	wantVerdict(t, r, probe.Gone)
+	if !strings.Contains(r.Reason, "thread of process "+strconv.Itoa(os.Getpid())) {
+		t.Errorf("reason %q", r.Reason)
+	}
+}
+
+func TestCheckKernelThread(t *testing.T) {
+	p, err := probe.ReadProcess(2)
+	if err != nil || !p.KernelThread {
+		t.Skipf("PID 2 is not a kernel thread here (%v)", err)
+	}
+	wantVerdict(t, check(t, 2, probe.Options{}), probe.Foreign)
+}
+
+// Command names with spaces and parentheses, as a program can choose its
+// own, are read from the real /proc right.
+func TestCheckHostileCommandName(t *testing.T) {
+	for _, name := range []string{"x) Z (y z", "a b", ") R 1 (", "((", "))"} {
+		t.Run(name, func(t *testing.T) {
+			path := proctest.Copy(t, name)
+			p := proctest.Start(t, proctest.Wait, proctest.Options{Path: path, Env: []string{"TETHER=1"}})
+			r := check(t, p.PID(), probe.Options{})
+			wantVerdict(t, r, probe.Supervised)
+			if r.Comm != name || r.PPID != os.Getpid() {
+				t.Errorf("comm %q ppid %d, want %q %d", r.Comm, r.PPID, name, os.Getpid())
+			}
+		})
+	}
+}
+
+// As root, a check made as uid 65534 cannot read a root process's
+// environment: unverifiable, never tethered.
+func TestCheckUnverifiable(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run the check as another user (uid 65534)")
+	}
+	target := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: deadSupervisor(t), RunID: probe.NewRunID()})
+	pr, pw := io.Pipe()
+	checker := proctest.Start(t, "check", proctest.Options{
+		Path:        proctest.Copy(t, "probe.test"),
+		Env:         []string{"PROCTEST_PID=" + strconv.Itoa(target.PID()), "PROCTEST_NAME=web"},
+		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}},
+		Stdout:      pw,
+	})
+	line := proctest.ReadLine(t, pr)
+	pw.Close()
+	<-checker.Done()
+	var r probe.Report
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatalf("report %q: %v", line, err)
+	}
+	wantVerdict(t, r, probe.Unverifiable)
+	if !strings.Contains(r.Reason, "permission denied") {
+		t.Errorf("reason %q", r.Reason)
+	}
+}
+
+func BenchmarkCheck(b *testing.B) {
+	sup, err := probe.SupervisorOf(os.Getpid())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := proctest.Start(b, proctest.Wait, proctest.Options{
+		Env: probe.DefaultMarkers.Environ(nil, probe.Stamp{Name: "web", Supervisor: sup, RunID: probe.NewRunID()}),
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := probe.Check(p.PID(), probe.Options{Name: "web"})
+		if err != nil || r.Verdict != probe.Supervised {
+			b.Fatalf("%v %+v", err, r)
+		}
+	}
+}
