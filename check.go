@@ -35,13 +35,25 @@ func checkCommand() *cli.Command {
 		Description: "Exit status: 0 tethered (supervised or stranded), 1 foreign, 2 zombie, 3 gone,\n" +
 			"4 unverifiable (alive, but its environment cannot be read), 125 bad usage.",
 		HideHelpCommand: true,
-		OnUsageError:    usageError,
+		OnUsageError:    checkUsageError,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "require the exact name `NAME`"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as one JSON object"},
 		}, markerFlags()...),
 		Action: runCheck,
 	}
+}
+
+// checkUsageError names a negative PID as a bad PID: the flag parser
+// sees "-1" as an unknown flag.
+func checkUsageError(c *cli.Context, err error, sub bool) error {
+	if arg, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+		if _, perr := strconv.Atoi(arg); perr == nil {
+			_, perr = probe.ParsePID(arg)
+			return usagef("tether check: %v", perr)
+		}
+	}
+	return usageError(c, err, sub)
 }
 
 func runCheck(c *cli.Context) error {

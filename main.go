@@ -39,10 +39,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Version: version(),
 		Writer:  stdout,
 		// Errors are printed once, by exitStatus, not by urfave/cli.
-		ErrWriter:       stderr,
-		ExitErrHandler:  func(*cli.Context, error) {},
-		OnUsageError:    usageError,
-		HideHelpCommand: true,
+		ErrWriter:      stderr,
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   usageError,
 		Commands: []*cli.Command{
 			checkCommand(),
 		},

@@ -12,7 +12,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	proctest.Main(m, map[string]func(){
+	proctest.Helper(map[string]func(){
 		// check runs probe.Check on PROCTEST_PID and prints the report:
 		// a check made from another process, as another user.
 		"check": func() {
@@ -25,4 +25,5 @@ func TestMain(m *testing.M) {
 			_ = json.NewEncoder(os.Stdout).Encode(r)
 		},
 	})
+	os.Exit(proctest.Run(m))
 }

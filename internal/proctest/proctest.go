@@ -40,21 +40,27 @@ const (
 	Orphan = "orphan"
 )
 
-// Main runs the helper mode named by PROCTEST_MODE, if any, and exits;
-// otherwise it runs the tests. extra adds test-specific modes.
-func Main(m *testing.M, extra map[string]func()) {
+// Run runs the tests and then fails the run if a goroutine was left
+// behind: every test waits for what it started (a helper's waiter, a
+// reader), so none may be left. Use it as os.Exit(proctest.Run(m)).
+func Run(m *testing.M) int {
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// Helper runs the helper mode named by PROCTEST_MODE and exits; it
+// returns at once when the binary was not started as a helper. Call it
+// first in TestMain. extra adds test-specific modes.
+func Helper(extra map[string]func()) {
 	mode := os.Getenv(ModeVar)
 	if mode == "" {
-		code := m.Run()
-		if code == 0 {
-			// Every test waits for what it started, so no goroutine of
-			// a test (a helper's waiter, a reader) may be left.
-			if err := goleak.Find(); err != nil {
-				fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-				code = 1
-			}
-		}
-		os.Exit(code)
+		return
 	}
 	switch mode {
 	case Wait:
