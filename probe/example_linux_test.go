@@ -1,0 +1,24 @@
+package probe_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/tetherproc/tether/probe"
+)
+
+// Check reads a live process and gives its verdict; this test binary
+// carries no marker of the scheme asked for, so it is foreign.
+func ExampleCheck() {
+	r, err := probe.Check(os.Getpid(), probe.Options{
+		Markers: probe.Markers{MarkerVar: "EXAMPLE_MARKER", NameVar: "EXAMPLE_NAME"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Verdict, r.Tethered, r.Verdict.ExitStatus())
+	fmt.Println(r.Reason)
+	// Output:
+	// foreign false 1
+	// no EXAMPLE_MARKER=1 in its environment
+}
