@@ -43,6 +43,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   usageError,
 		Commands: []*cli.Command{
+			runCommand(),
 			checkCommand(),
 		},
 		Action: func(c *cli.Context) error {

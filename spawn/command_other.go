@@ -1,0 +1,13 @@
+//go:build !linux
+
+package spawn
+
+import "os/exec"
+
+// Prepare fails: this platform has no parent-death signal.
+func Prepare(cmd *exec.Cmd, opts Options) (Options, error) {
+	return opts, ErrUnsupported
+}
+
+// Start fails: this platform has no parent-death signal.
+func Start(cmd *exec.Cmd) error { return ErrUnsupported }

@@ -1,0 +1,23 @@
+// Package spawn starts tethered children: processes that carry tether's
+// identity markers, get a parent-death signal, and run in their own
+// process group.
+//
+// Linux sends the parent-death signal (PR_SET_PDEATHSIG) when the thread
+// that forked the child exits, not the process (golang/go#27505). A Go
+// program's goroutines move between threads, and a thread whose goroutine
+// exited while locked is destroyed, killing every child it forked. So every
+// child is forked from one goroutine that has locked its OS thread and never
+// returns: the spawner. Start runs exec.Cmd.Start there.
+//
+// Supervise is what tether run does: it becomes a child subreaper, starts
+// the command, forwards signals to its process group, reaps every orphan
+// the tree leaves behind, cleans up what is left of the tree when the
+// command exits (TERM, a grace period, then KILL), and returns the
+// command's exit status. Exec is tether run --exec: arm the parent-death
+// signal on the calling process, stamp the markers, and execve in place.
+//
+// Limits: the parent-death signal reaches only the direct child; grandchildren
+// are cleaned up by the supervisor. Only Linux has a parent-death signal;
+// elsewhere Start, Supervise and Exec return ErrUnsupported rather than
+// start a child that nothing would tie to its parent.
+package spawn

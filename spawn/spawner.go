@@ -1,0 +1,55 @@
+package spawn
+
+import (
+	"os/exec"
+	"runtime"
+	"sync"
+)
+
+type startRequest struct {
+	cmd  *exec.Cmd
+	fn   func()
+	done chan error
+}
+
+var (
+	spawnerOnce sync.Once
+	spawnerReqs chan startRequest
+)
+
+// spawnerLoop runs on one locked OS thread for the life of the process:
+// the children it forks are tied to this thread, which therefore must
+// never exit.
+func spawnerLoop() {
+	runtime.LockOSThread()
+	for req := range spawnerReqs {
+		if req.fn != nil {
+			req.fn()
+			req.done <- nil
+			continue
+		}
+		req.done <- req.cmd.Start()
+	}
+}
+
+func onSpawner(req startRequest) error {
+	spawnerOnce.Do(func() {
+		spawnerReqs = make(chan startRequest)
+		go spawnerLoop()
+	})
+	req.done = make(chan error, 1)
+	spawnerReqs <- req
+	return <-req.done
+}
+
+// startOnSpawner runs cmd.Start on the spawner thread.
+func startOnSpawner(cmd *exec.Cmd) error {
+	return onSpawner(startRequest{cmd: cmd})
+}
+
+// runOnSpawner runs fn on the spawner thread: for per-thread state that
+// must live as long as the process, such as tether's own parent-death
+// signal.
+func runOnSpawner(fn func()) {
+	_ = onSpawner(startRequest{fn: fn})
+}
