@@ -16,6 +16,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
+
+	"github.com/tetherproc/tether/spawn"
 )
 
 // exitUsage is tether's own failure: bad usage, or a failure of tether
@@ -23,6 +25,9 @@ import (
 const exitUsage = 125
 
 func main() {
+	if len(os.Args) > 0 && os.Args[0] == spawn.WatchdogArg0 {
+		os.Exit(spawn.WatchdogMain(os.Args[1:]))
+	}
 	os.Exit(runMain(os.Args, os.Stdout, os.Stderr))
 }
 

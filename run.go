@@ -66,6 +66,7 @@ func runRun(c *cli.Context) error {
 		Args:          args,
 		Grace:         grace,
 		OutliveParent: c.Bool("outlive-parent"),
+		WatchdogPath:  "/proc/self/exe",
 	})
 	if err != nil {
 		return startError(err)

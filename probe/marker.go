@@ -110,13 +110,14 @@ func (m Markers) Environ(env []string, s Stamp) []string {
 // "TETHER=1 " or "TETHER_NAME=files2" never match "TETHER=1" or "files".
 func (m Markers) Match(env []string, name string) bool {
 	m = m.orDefault()
-	if !hasEntry(env, m.MarkerVar+"="+MarkerValue) {
+	if !HasEntry(env, m.MarkerVar+"="+MarkerValue) {
 		return false
 	}
-	return name == "" || hasEntry(env, m.NameVar+"="+name)
+	return name == "" || HasEntry(env, m.NameVar+"="+name)
 }
 
-func hasEntry(env []string, entry string) bool {
+// HasEntry reports whether env holds entry whole ("KEY=VALUE").
+func HasEntry(env []string, entry string) bool {
 	for _, kv := range env {
 		if kv == entry {
 			return true
@@ -138,7 +139,7 @@ func Lookup(env []string, key string) (string, bool) {
 // mismatch explains why Match(env, name) is false.
 func (m Markers) mismatch(env []string, name string) string {
 	m = m.orDefault()
-	if !hasEntry(env, m.MarkerVar+"="+MarkerValue) {
+	if !HasEntry(env, m.MarkerVar+"="+MarkerValue) {
 		if v, ok := Lookup(env, m.MarkerVar); ok {
 			return fmt.Sprintf("%s=%q, not %q", m.MarkerVar, v, MarkerValue)
 		}

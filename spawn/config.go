@@ -17,6 +17,11 @@ type Config struct {
 	// OutliveParent keeps running when the caller (the shell, make) dies.
 	// By default the caller's death is handled like SIGTERM.
 	OutliveParent bool
+	// WatchdogPath, when set, is a binary that runs WatchdogMain when
+	// started as WatchdogArg0 ("/proc/self/exe" for the program itself).
+	// The watchdog ends the whole tree should the supervisor be killed
+	// with SIGKILL, which no cleanup code of the supervisor survives.
+	WatchdogPath string
 	// Stdin, Stdout and Stderr default to the calling process's.
 	Stdin, Stdout, Stderr *os.File
 }
@@ -39,3 +44,12 @@ func ExitStatus(ws syscall.WaitStatus) int {
 	}
 	return ws.ExitStatus()
 }
+
+// WatchdogArg0 is the argv[0] under which a binary runs as a watchdog.
+// A program that calls Supervise with a WatchdogPath must hand control to
+// WatchdogMain when it is started under this name:
+//
+//	if os.Args[0] == spawn.WatchdogArg0 {
+//		os.Exit(spawn.WatchdogMain(os.Args[1:]))
+//	}
+const WatchdogArg0 = "tether-watchdog"

@@ -8,7 +8,7 @@ import (
 
 type startRequest struct {
 	cmd  *exec.Cmd
-	fn   func()
+	fn   func() error
 	done chan error
 }
 
@@ -24,8 +24,7 @@ func spawnerLoop() {
 	runtime.LockOSThread()
 	for req := range spawnerReqs {
 		if req.fn != nil {
-			req.fn()
-			req.done <- nil
+			req.done <- req.fn()
 			continue
 		}
 		req.done <- req.cmd.Start()
@@ -50,6 +49,6 @@ func startOnSpawner(cmd *exec.Cmd) error {
 // runOnSpawner runs fn on the spawner thread: for per-thread state that
 // must live as long as the process, such as tether's own parent-death
 // signal.
-func runOnSpawner(fn func()) {
-	_ = onSpawner(startRequest{fn: fn})
+func runOnSpawner(fn func() error) error {
+	return onSpawner(startRequest{fn: fn})
 }

@@ -43,6 +43,7 @@ type supervisor struct {
 	done   bool
 	// tty is the terminal handed to the command, -1 when none.
 	tty int
+	wd  *watchdog
 }
 
 // Supervise runs cfg.Args as tether run does and returns its exit status:
@@ -57,7 +58,8 @@ func Supervise(cfg Config) (int, error) {
 		return 0, err
 	}
 	cmd := &exec.Cmd{Path: path, Args: cfg.Args, Stdin: or(cfg.Stdin, os.Stdin), Stdout: or(cfg.Stdout, os.Stdout), Stderr: or(cfg.Stderr, os.Stderr)}
-	if _, err := Prepare(cmd, cfg.Options); err != nil {
+	opts, err := Prepare(cmd, cfg.Options)
+	if err != nil {
 		return 0, &StartError{Status: 125, Err: err}
 	}
 
@@ -74,6 +76,12 @@ func Supervise(cfg Config) (int, error) {
 			// The caller died before tether was tied to it: start nothing.
 			return 128 + int(syscall.SIGTERM), nil
 		}
+	}
+	if cfg.WatchdogPath != "" {
+		if s.wd, err = startWatchdog(cfg.WatchdogPath, opts.RunID, cfg.Grace); err != nil {
+			return 0, &StartError{Status: 125, Err: err}
+		}
+		defer s.wd.stop()
 	}
 	if fd, ok := foregroundTTY(cmd.Stdin.(*os.File)); ok {
 		cmd.SysProcAttr.Foreground = true
@@ -110,11 +118,10 @@ func followParent() error {
 	if ppid == 0 {
 		return nil
 	}
-	done := make(chan error, 1)
-	runOnSpawner(func() {
-		done <- unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0)
+	err := runOnSpawner(func() error {
+		return unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0)
 	})
-	if err := <-done; err != nil {
+	if err != nil {
 		return err
 	}
 	if os.Getppid() != ppid {
@@ -193,9 +200,25 @@ func (s *supervisor) reap() {
 	}
 }
 
+// tree lists the live processes of the command's tree: tether's subtree
+// without its watchdog.
+func (s *supervisor) tree() []member {
+	ms := subtree(os.Getpid())
+	if s.wd == nil {
+		return ms
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if m.pid != s.wd.pid {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // signalTree signals every live process of the tree.
 func (s *supervisor) signalTree(sig syscall.Signal) int {
-	ms := subtree(os.Getpid())
+	ms := s.tree()
 	for _, m := range ms {
 		signalMember(m, sig)
 	}
@@ -212,7 +235,7 @@ func (s *supervisor) cleanup() {
 	deadline := time.Now().Add(s.cfg.Grace)
 	for time.Now().Before(deadline) {
 		s.reap()
-		if len(subtree(os.Getpid())) == 0 {
+		if len(s.tree()) == 0 {
 			return
 		}
 		s.waitChild(deadline)

@@ -11,3 +11,6 @@ func Supervise(cfg Config) (int, error) {
 func Exec(opts Options, args []string, outliveParent bool) error {
 	return &StartError{Status: 125, Err: ErrUnsupported}
 }
+
+// WatchdogMain fails: there is no supervisor to watch on this platform.
+func WatchdogMain(args []string) int { return 125 }

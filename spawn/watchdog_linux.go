@@ -1,0 +1,152 @@
+package spawn
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/probe"
+)
+
+// watchdogDone is written by the supervisor when it ends normally.
+const watchdogDone = 'd'
+
+// watchdog is the supervisor's handle on its watchdog process.
+type watchdog struct {
+	pid int
+	w   *os.File
+}
+
+// startWatchdog starts the second line of defence: a copy of the program
+// in its own session, holding the read end of a pipe whose write end only
+// the supervisor holds. If the supervisor dies without saying it is done
+// (SIGKILL, the OOM killer), the pipe reads EOF and the watchdog ends
+// every process that carries the run id. It is started before the
+// command, so there is no moment at which a command runs unwatched.
+func startWatchdog(path, runID string, grace time.Duration) (*watchdog, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("watchdog pipe: %w", err)
+	}
+	defer r.Close()
+	cmd := &exec.Cmd{
+		Path:       path,
+		Args:       []string{WatchdogArg0, runID, strconv.FormatInt(int64(grace), 10)},
+		Env:        []string{},
+		ExtraFiles: []*os.File{r},
+		// Its own session: no terminal signal or group kill aimed at
+		// tether's group reaches it.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("start watchdog %s: %w", path, err)
+	}
+	pid := cmd.Process.Pid
+	// Reaped by the supervisor's own wait4, like every child.
+	_ = cmd.Process.Release()
+	return &watchdog{pid: pid, w: w}, nil
+}
+
+// stop tells the watchdog that the supervisor ended normally.
+func (wd *watchdog) stop() {
+	_, _ = wd.w.Write([]byte{watchdogDone})
+	wd.w.Close()
+	var ws unix.WaitStatus
+	for {
+		_, err := unix.Wait4(wd.pid, &ws, 0, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// WatchdogMain is the watchdog: args are the run id and the grace in
+// nanoseconds; file descriptor 3 is the pipe from the supervisor. It
+// returns the exit status.
+func WatchdogMain(args []string) int {
+	if len(args) != 2 || probe.ValidateRunID(args[0]) != nil {
+		fmt.Fprintln(os.Stderr, "tether-watchdog: want RUN_ID GRACE_NS")
+		return 125
+	}
+	grace, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil || grace < 0 {
+		fmt.Fprintln(os.Stderr, "tether-watchdog: bad grace", args[1])
+		return 125
+	}
+	// Nothing the supervisor's caller does to its terminal or group may
+	// stop the cleanup.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGPIPE)
+	pipe := os.NewFile(3, "supervisor")
+	var b [1]byte
+	n, _ := io.ReadFull(pipe, b[:])
+	if n == 1 && b[0] == watchdogDone {
+		return 0
+	}
+	endRun(args[0], time.Duration(grace))
+	return 0
+}
+
+// endRun terminates every process that carries the run id: TERM, up to
+// grace for them to go, then KILL, until none is left. Processes forked
+// in the meantime carry the id too and are found by the next round.
+func endRun(runID string, grace time.Duration) {
+	entry := probe.RunIDVar + "=" + runID
+	deadline := time.Now().Add(grace)
+	giveUp := deadline.Add(10 * time.Second)
+	termed := map[member]bool{}
+	for time.Now().Before(giveUp) {
+		ms := findRun(entry)
+		if len(ms) == 0 {
+			return
+		}
+		kill := time.Now().After(deadline)
+		for _, m := range ms {
+			switch {
+			case kill:
+				signalMember(m, syscall.SIGKILL)
+			case !termed[m]:
+				signalMember(m, syscall.SIGTERM)
+				termed[m] = true
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// findRun scans /proc for live processes whose environment holds entry
+// exactly: once the supervisor is gone, its tree is scattered and the run
+// id is the only thing that still ties it together.
+func findRun(entry string) []member {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := dir.Readdirnames(-1)
+	dir.Close()
+	self := os.Getpid()
+	var out []member
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := probe.ReadEnviron(pid)
+		if err != nil || !probe.HasEntry(env, entry) {
+			continue
+		}
+		p, err := probe.ReadProcess(pid)
+		if err != nil || p.Zombie {
+			continue
+		}
+		out = append(out, member{pid: pid, start: p.Start})
+	}
+	return out
+}
