@@ -17,7 +17,7 @@ import (
 var tetherBin string
 
 func TestMain(m *testing.M) {
-	proctest.Helper(nil)
+	proctest.Helper(helperModes)
 	dir, err := os.MkdirTemp("", "tether-bin-")
 	if err == nil {
 		err = os.Chmod(dir, 0o755)
@@ -54,7 +54,7 @@ func tether(t *testing.T, env []string, args ...string) result {
 func tetherCmd(t *testing.T, cmd *exec.Cmd, env []string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd.Env = append(proctest.CleanEnv(), env...)
+	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), env...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	code := 0

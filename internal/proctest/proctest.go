@@ -103,6 +103,10 @@ type Options struct {
 	SysProcAttr *syscall.SysProcAttr
 	// Stdout receives the helper's standard output; default: discarded.
 	Stdout io.Writer
+	// Stdin and Stderr replace the helper's own pipe and the test's
+	// stderr (a terminal, say). A helper given Stdin must end by itself.
+	Stdin  *os.File
+	Stderr io.Writer
 }
 
 // Proc is a running helper.
@@ -160,7 +164,10 @@ func start(t testing.TB, mode string, opts Options, reap bool) *Proc {
 	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0 "+os.Getenv("GORACE"))
 	cmd.Env = append(cmd.Env, opts.Env...)
 	cmd.Stdout = opts.Stdout
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = opts.Stderr
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
 	cmd.SysProcAttr = opts.SysProcAttr
 	// Not cmd.StdinPipe: Wait would close it as soon as the helper
 	// exits, ending the helper's own children (Orphan) with it.
@@ -169,6 +176,9 @@ func start(t testing.TB, mode string, opts Options, reap bool) *Proc {
 		t.Fatalf("stdin pipe for helper %q: %v", mode, err)
 	}
 	cmd.Stdin = stdinR
+	if opts.Stdin != nil {
+		cmd.Stdin = opts.Stdin
+	}
 	err = cmd.Start()
 	stdinR.Close()
 	if err != nil {
@@ -205,6 +215,14 @@ func (p *Proc) Reap() {
 			close(p.reap)
 		}
 	}
+}
+
+// Env is the environment entries that mark a process as t's, for a
+// process the test starts by other means (tether itself): its whole tree
+// is then covered by the leak check.
+func Env(t testing.TB) []string {
+	t.Helper()
+	return []string{IDVar + "=" + TestID(t)}
 }
 
 // CleanEnv is the test's environment without tether's marker variables

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proctest"
+)
+
+// helperModes are what the test binary does when tether runs it as a
+// command: the re-exec pattern of os/exec's own tests.
+var helperModes = map[string]func(){
+	// sleep blocks until killed; stdin is ignored so that only tether
+	// can end it.
+	"sleep": forever,
+	// ignore-term blocks and ignores SIGTERM: only KILL ends it.
+	"ignore-term": func() {
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Println("ready")
+		forever()
+	},
+	// tree starts a process of each hard kind — same group, setsid,
+	// ignoring TERM, double-forked — prints "ready", then exits with
+	// PROCTEST_STATUS or, with PROCTEST_STAY set, stays.
+	"tree": func() {
+		for _, mode := range []string{"sleep", "setsid-sleep", "ignore-term", "double-fork"} {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), proctest.ModeVar+"="+mode)
+			if mode == "setsid-sleep" {
+				cmd.Env = append(os.Environ(), proctest.ModeVar+"=sleep")
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			}
+			if err := cmd.Start(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			if mode == "double-fork" {
+				_ = cmd.Wait()
+			}
+		}
+		fmt.Println("ready")
+		if os.Getenv("PROCTEST_STAY") != "" {
+			forever()
+		}
+		code, _ := strconv.Atoi(os.Getenv("PROCTEST_STATUS"))
+		os.Exit(code)
+	},
+	// double-fork starts a setsid sleeper and exits: the sleeper is
+	// orphaned at once.
+	"double-fork": func() {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), proctest.ModeVar+"=sleep")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		_ = cmd.Start()
+	},
+	// signals prints the name of every signal tether forwards as it
+	// arrives; SIGTERM ends it with status 0.
+	"signals": func() {
+		ch := make(chan os.Signal, 16)
+		signal.Notify(ch, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
+			syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH)
+		fmt.Println("ready")
+		for s := range ch {
+			fmt.Println(unix.SignalName(s.(syscall.Signal)))
+			if s == syscall.SIGTERM {
+				os.Exit(0)
+			}
+		}
+	},
+	// self prints what the command sees of itself as JSON.
+	"self": func() {
+		env := map[string]string{}
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "TETHER") {
+				env[k] = v
+			}
+		}
+		fg, _ := unix.IoctlGetInt(0, unix.TIOCGPGRP)
+		_ = json.NewEncoder(os.Stdout).Encode(map[string]any{
+			"pid": os.Getpid(), "ppid": os.Getppid(), "pgrp": unix.Getpgrp(), "fg": fg,
+			"env": env, "args": os.Args[1:],
+		})
+		if os.Getenv("PROCTEST_STAY") != "" {
+			forever()
+		}
+	},
+	// orphans makes 20 orphans that exit at once, then waits: tether,
+	// as subreaper, must reap them all.
+	"orphans": func() {
+		for i := 0; i < 20; i++ {
+			cmd := exec.Command("/bin/sh", "-c", "/bin/true & exit 0")
+			_ = cmd.Run()
+		}
+		fmt.Println("ready")
+		forever()
+	},
+	// caller runs tether with the arguments in PROCTEST_ARGS (one per
+	// line), prints tether's PID, and waits: the test kills it.
+	"caller": func() {
+		args := strings.Split(os.Getenv("PROCTEST_ARGS"), "\n")
+		cmd := exec.Command(os.Getenv("PROCTEST_TETHER"), args...)
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		fmt.Println(cmd.Process.Pid)
+		_ = cmd.Wait()
+		forever()
+	},
+	// ttyshell plays an interactive shell: as the session leader on the
+	// terminal given as stdin, it runs tether with PROCTEST_ARGS in the
+	// foreground, then reports whether the terminal came back to it.
+	"ttyshell": func() {
+		args := strings.Split(os.Getenv("PROCTEST_ARGS"), "\n")
+		cmd := exec.Command(os.Getenv("PROCTEST_TETHER"), args...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		fg, _ := unix.IoctlGetInt(0, unix.TIOCGPGRP)
+		fmt.Printf("\nexit=%d back=%v\n", code, fg == unix.Getpgrp())
+	},
+}
+
+// helperEnv is the environment that makes the test binary, run by tether,
+// a helper in mode.
+func helperEnv(mode string, extra ...string) []string {
+	return append([]string{proctest.ModeVar + "=" + mode}, extra...)
+}
+
+func pidsOf(s string) []int {
+	var out []int
+	for _, f := range strings.Fields(s) {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// forever blocks without tripping the runtime's deadlock detector, which
+// a bare select{} in a program with no other goroutine would.
+func forever() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}

@@ -1,0 +1,521 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
+)
+
+// running is a tether started in the background by a test.
+type running struct {
+	cmd    *exec.Cmd
+	out    *bufio.Reader
+	done   chan struct{}
+	code   int
+	errOut strings.Builder
+}
+
+// startTether starts the built binary with args, its output readable line
+// by line. It is killed (the test started it) and reaped when the test ends.
+func startTether(t *testing.T, env []string, args ...string) *running {
+	t.Helper()
+	cmd := exec.Command(tetherBin, args...)
+	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), env...)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &running{cmd: cmd, out: bufio.NewReader(pr), done: make(chan struct{})}
+	cmd.Stdout = pw
+	cmd.Stderr = &r.errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	go func() {
+		err := cmd.Wait()
+		r.code = cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.code = 128 + int(ws.Signal())
+		}
+		_ = err
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-r.done:
+		default:
+			_ = cmd.Process.Kill()
+			<-r.done
+		}
+		pr.Close()
+	})
+	return r
+}
+
+func (r *running) line(t *testing.T) string {
+	t.Helper()
+	ch := make(chan string, 1)
+	go func() {
+		s, _ := r.out.ReadString('\n')
+		ch <- strings.TrimSpace(s)
+	}()
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no output from tether within 10s (stderr %q)", r.errOut.String())
+		return ""
+	}
+}
+
+func (r *running) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-r.done:
+		return r.code
+	case <-time.After(20 * time.Second):
+		t.Fatalf("tether did not exit within 20s")
+		return 0
+	}
+}
+
+// self is what the "self" helper reports.
+type self struct {
+	PID  int               `json:"pid"`
+	PPID int               `json:"ppid"`
+	Pgrp int               `json:"pgrp"`
+	FG   int               `json:"fg"`
+	Env  map[string]string `json:"env"`
+	Args []string          `json:"args"`
+}
+
+func readSelf(t *testing.T, line string) self {
+	t.Helper()
+	var s self
+	if err := json.Unmarshal([]byte(line), &s); err != nil {
+		t.Fatalf("helper said %q: %v", line, err)
+	}
+	return s
+}
+
+// pipe is an OS pipe: a helper given its write end as stdout needs no
+// copying goroutine, whose Wait would hang for as long as a grandchild
+// holds the pipe open.
+func pipe(t *testing.T) (*os.File, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+// deadOrZombie reports whether pid no longer runs. On these machines
+// PID 1 may not reap, so an orphan that exited can stay a zombie.
+func deadOrZombie(pid int) bool {
+	p, err := probe.ReadProcess(pid)
+	return err != nil || p.Zombie
+}
+
+func TestRunExitStatus(t *testing.T) {
+	notExec := t.TempDir() + "/script"
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		code int
+	}{
+		{"own status", helperEnv(proctest.Exit, "PROCTEST_STATUS=3"), []string{os.Args[0]}, 3},
+		{"zero", helperEnv(proctest.Exit), []string{os.Args[0]}, 0},
+		{"killed by TERM", nil, []string{"/bin/sh", "-c", "kill -TERM $$"}, 143},
+		{"killed by KILL", nil, []string{"/bin/sh", "-c", "kill -KILL $$"}, 137},
+		{"not found", nil, []string{"no-such-command-anywhere"}, 127},
+		{"not found, path", nil, []string{"/no/such/file"}, 127},
+		{"not executable", nil, []string{notExec}, 126},
+		{"a directory", nil, []string{"/"}, 126},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tether(t, tt.env, append([]string{"run", "--"}, tt.args...)...)
+			if r.code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", r.code, tt.code, r.stderr)
+			}
+			if tt.code >= 126 && tt.code <= 127 && (strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, tt.args[0])) {
+				t.Errorf("stderr %q: want one line naming %s", r.stderr, tt.args[0])
+			}
+		})
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		bad  string
+	}{
+		{[]string{"run"}, "no command"},
+		{[]string{"run", "--"}, "no command"},
+		{[]string{"run", "--signal", "FOO", "--", "true"}, `"FOO"`},
+		{[]string{"run", "--signal", "0", "--", "true"}, `"0"`},
+		{[]string{"run", "--signal", "99", "--", "true"}, `"99"`},
+		{[]string{"run", "--grace", "abc", "--", "true"}, `"abc"`},
+		{[]string{"run", "--grace", "-1s", "--", "true"}, `-1s`},
+		{[]string{"run", "--name", "a=b", "--", "true"}, `"a=b"`},
+		{[]string{"run", "--name", strings.Repeat("x", 65), "--", "true"}, strings.Repeat("x", 65)},
+		{[]string{"run", "--marker-var", "1X", "--", "true"}, `"1X"`},
+		{[]string{"run", "--bogus", "--", "true"}, "bogus"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			wantUsage(t, tether(t, nil, tt.args...), tt.bad)
+		})
+	}
+}
+
+// Everything after -- (or after the first argument that is not a flag)
+// is the command's, help-looking words included.
+func TestRunCommandLine(t *testing.T) {
+	r := tether(t, nil, "run", "--", "/bin/sh", "-c", `echo "$@"`, "sh", "-h", "--name", "x", "--help")
+	if r.code != 0 || r.stdout != "-h --name x --help\n" {
+		t.Errorf("%+v", r)
+	}
+	r = tether(t, nil, "run", "/bin/echo", "--grace", "1s")
+	if r.code != 0 || r.stdout != "--grace 1s\n" {
+		t.Errorf("%+v", r)
+	}
+	// "h" is a command here, not the help subcommand.
+	r = tether(t, nil, "run", "--", "h")
+	if r.code != 127 || !strings.Contains(r.stderr, "h: command not found") {
+		t.Errorf("run -- h: %+v", r)
+	}
+}
+
+func TestRunStampsMarkers(t *testing.T) {
+	tr := startTether(t, helperEnv("self", "PROCTEST_STAY=1"), "run", "--name", "web", "--", os.Args[0], "--name", "x")
+	s := readSelf(t, tr.line(t))
+	tpid := tr.cmd.Process.Pid
+	if s.PPID != tpid || s.Pgrp != s.PID {
+		t.Errorf("ppid %d pgrp %d, want %d and its own %d", s.PPID, s.Pgrp, tpid, s.PID)
+	}
+	if s.Env["TETHER"] != "1" || s.Env["TETHER_NAME"] != "web" || probe.ValidateRunID(s.Env["TETHER_RUN_ID"]) != nil {
+		t.Errorf("markers %v", s.Env)
+	}
+	sup, err := probe.SupervisorOf(tpid)
+	if err != nil || s.Env["TETHER_SUPERVISOR"] != sup.String() {
+		t.Errorf("TETHER_SUPERVISOR %q, want %q (%v)", s.Env["TETHER_SUPERVISOR"], sup, err)
+	}
+	if strings.Join(s.Args, " ") != "--name x" {
+		t.Errorf("args %q", s.Args)
+	}
+	rep, code := checkJSON(t, nil, "--name", "web", strconv.Itoa(s.PID))
+	if code != 0 || rep.Verdict != probe.Supervised {
+		t.Errorf("check: exit %d %+v", code, rep)
+	}
+	// TERM to tether is forwarded; the helper dies of it.
+	_ = tr.cmd.Process.Signal(syscall.SIGTERM)
+	if code := tr.wait(t); code != 143 {
+		t.Errorf("exit %d after TERM, want 143", code)
+	}
+	if !deadOrZombie(s.PID) {
+		t.Errorf("command %d still running after tether exited", s.PID)
+	}
+}
+
+func TestRunDefaultName(t *testing.T) {
+	tr := startTether(t, helperEnv("self"), "run", "--", os.Args[0])
+	s := readSelf(t, tr.line(t))
+	if want := probe.NameFor(os.Args[0]); s.Env["TETHER_NAME"] != want {
+		t.Errorf("name %q, want %q", s.Env["TETHER_NAME"], want)
+	}
+	tr.wait(t)
+}
+
+// When the command exits, what it left behind goes too: a child in its
+// group, a setsid child, one that ignores TERM, a double-forked orphan.
+func TestRunCleansUpTree(t *testing.T) {
+	for _, status := range []int{0, 7} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			tr := startTether(t, helperEnv("tree", fmt.Sprintf("PROCTEST_STATUS=%d", status)), "run", "--grace", "1s", "--", os.Args[0])
+			if line := tr.line(t); line != "ready" {
+				t.Fatalf("helper said %q", line)
+			}
+			if code := tr.wait(t); code != status {
+				t.Errorf("exit %d, want %d", code, status)
+			}
+			if left := proctest.Alive(proctest.TestID(t)); len(left) > 0 {
+				t.Errorf("still alive after tether exited: %v", left)
+			}
+		})
+	}
+}
+
+func TestRunForwardsSignals(t *testing.T) {
+	tr := startTether(t, helperEnv("signals"), "run", "--", os.Args[0])
+	if line := tr.line(t); line != "ready" {
+		t.Fatalf("helper said %q", line)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGTERM} {
+		if err := tr.cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		want := "SIG" + strings.ToUpper(strings.TrimPrefix(fmt.Sprint(sig), "signal "))
+		if got := tr.line(t); got != signalName(sig) {
+			t.Errorf("command got %q, want %q (%s)", got, signalName(sig), want)
+		}
+	}
+	if code := tr.wait(t); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+func signalName(s syscall.Signal) string {
+	return map[syscall.Signal]string{
+		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT", syscall.SIGUSR1: "SIGUSR1",
+		syscall.SIGUSR2: "SIGUSR2", syscall.SIGWINCH: "SIGWINCH", syscall.SIGTERM: "SIGTERM",
+	}[s]
+}
+
+// zombieChildren counts the zombies among pid's children.
+func zombieChildren(pid int) (n int) {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, task := range tasks {
+		data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		for _, c := range pidsOf(string(data)) {
+			if p, err := probe.ReadProcess(c); err == nil && p.Zombie {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestRunReapsOrphans(t *testing.T) {
+	tr := startTether(t, helperEnv("orphans"), "run", "--", os.Args[0])
+	if line := tr.line(t); line != "ready" {
+		t.Fatalf("helper said %q", line)
+	}
+	proctest.Eventually(t, "no zombie left under tether", func() bool { return zombieChildren(tr.cmd.Process.Pid) == 0 })
+}
+
+// The caller of tether (a shell, make) is killed with SIGKILL: the
+// command goes soon after.
+func TestRunCallerKilled(t *testing.T) {
+	for _, mode := range []string{"supervise", "exec"} {
+		t.Run(mode, func(t *testing.T) {
+			args := []string{"run"}
+			if mode == "exec" {
+				args = append(args, "--exec")
+			}
+			args = append(args, "--", "/usr/bin/env", proctest.ModeVar+"=self", "PROCTEST_STAY=1", os.Args[0])
+			pr, pw := pipe(t)
+			caller := proctest.Start(t, "caller", proctest.Options{
+				Env:    []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
+				Stdout: pw,
+			})
+			br := bufio.NewReader(pr)
+			tpid, _ := strconv.Atoi(proctest.ReadLine(t, br))
+			s := readSelf(t, proctest.ReadLine(t, br))
+			if mode == "exec" && s.PID != tpid {
+				t.Errorf("--exec: command PID %d, tether's %d", s.PID, tpid)
+			}
+			if deadOrZombie(s.PID) {
+				t.Fatal("command not running")
+			}
+			_ = caller.Cmd.Process.Kill()
+			<-caller.Done()
+			pw.Close()
+			proctest.Eventually(t, "command gone after its caller's caller died", func() bool { return deadOrZombie(s.PID) })
+			proctest.Eventually(t, "tether gone", func() bool { return deadOrZombie(tpid) })
+		})
+	}
+}
+
+func TestRunOutliveParent(t *testing.T) {
+	args := []string{"run", "--outlive-parent", "--", "/usr/bin/env", proctest.ModeVar + "=self", "PROCTEST_STAY=1", os.Args[0]}
+	pr, pw := pipe(t)
+	caller := proctest.Start(t, "caller", proctest.Options{
+		Env:    []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
+		Stdout: pw,
+	})
+	br := bufio.NewReader(pr)
+	tpid, _ := strconv.Atoi(proctest.ReadLine(t, br))
+	s := readSelf(t, proctest.ReadLine(t, br))
+	// tether is this test's descendant: whatever happens, end it, and it
+	// ends the command.
+	t.Cleanup(func() {
+		if !deadOrZombie(tpid) {
+			_ = syscall.Kill(tpid, syscall.SIGTERM)
+		}
+	})
+	_ = caller.Cmd.Process.Kill()
+	<-caller.Done()
+	pw.Close()
+	time.Sleep(300 * time.Millisecond)
+	if deadOrZombie(s.PID) || deadOrZombie(tpid) {
+		t.Fatalf("with --outlive-parent, tether or the command died with the caller")
+	}
+	_ = syscall.Kill(tpid, syscall.SIGTERM)
+	proctest.Eventually(t, "command gone after TERM to tether", func() bool { return deadOrZombie(s.PID) })
+}
+
+func TestRunExec(t *testing.T) {
+	tr := startTether(t, helperEnv("self", "PROCTEST_STAY=1"), "run", "--exec", "--name", "web", "--", os.Args[0])
+	s := readSelf(t, tr.line(t))
+	if s.PID != tr.cmd.Process.Pid {
+		t.Errorf("command PID %d, tether's %d: not executed in place", s.PID, tr.cmd.Process.Pid)
+	}
+	sup, _ := probe.SupervisorOf(os.Getpid())
+	if s.Env["TETHER"] != "1" || s.Env["TETHER_NAME"] != "web" || s.Env["TETHER_SUPERVISOR"] != sup.String() {
+		t.Errorf("markers %v, want supervisor %s", s.Env, sup)
+	}
+	rep, code := checkJSON(t, nil, "--name", "web", strconv.Itoa(s.PID))
+	if code != 0 || rep.Verdict != probe.Supervised {
+		t.Errorf("check: exit %d %+v", code, rep)
+	}
+	_ = tr.cmd.Process.Signal(syscall.SIGTERM)
+	if code := tr.wait(t); code != 143 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+func trials(short, long int) int {
+	if os.Getenv("TETHER_LONG") != "" {
+		return long
+	}
+	return short
+}
+
+// tether killed with SIGKILL at a random moment in its first 50 ms —
+// before, while or after the command starts: nothing of the tree survives,
+// setsid and double-forked grandchildren included, with no reclaim run.
+func TestRunSurvivesOwnSIGKILL(t *testing.T) {
+	n := trials(20, 200)
+	var worst time.Duration
+	for i := 0; i < n; i++ {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			tr := startTether(t, helperEnv("tree", "PROCTEST_STAY=1"), "run", "--grace", "1s", "--", os.Args[0])
+			time.Sleep(time.Duration(rand.IntN(50_000)) * time.Microsecond)
+			_ = tr.cmd.Process.Kill()
+			tr.wait(t)
+			killed := time.Now()
+			id := proctest.TestID(t)
+			deadline := killed.Add(10 * time.Second)
+			for {
+				left := proctest.Alive(id)
+				if len(left) == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("alive 10s after tether was killed: %v", left)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			worst = max(worst, time.Since(killed))
+		})
+	}
+	t.Logf("%d trials; slowest until the whole tree was gone: %v (grace 1s)", n, worst)
+}
+
+// As the init of a PID namespace, tether reaps every orphan and forwards
+// signals.
+func TestRunAsPIDNamespaceInit(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root for a new PID namespace")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare(1)")
+	}
+	cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", tetherBin, "run", "--", os.Args[0])
+	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), helperEnv("orphans")...)
+	pr, pw, _ := os.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+		pr.Close()
+	})
+	if line := proctest.ReadLine(t, pr); line != "ready" {
+		t.Fatalf("helper said %q", line)
+	}
+	var init int
+	proctest.Eventually(t, "tether running as the namespace's init", func() bool {
+		data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+		kids := pidsOf(string(data))
+		if len(kids) == 1 {
+			init = kids[0]
+		}
+		return init != 0
+	})
+	proctest.Eventually(t, "no zombie left under tether as PID 1", func() bool { return zombieChildren(init) == 0 })
+	_ = syscall.Kill(init, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("tether as init did not end after TERM")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Errorf("exit %d, want 143 (the command died of the forwarded TERM)", code)
+	}
+}
+
+// Under a terminal the command's group gets the foreground, Ctrl-C ends it
+// with 130, and the terminal comes back to the shell.
+func TestRunTerminal(t *testing.T) {
+	master, slave := proctest.OpenPTY(t)
+	args := []string{"run", "--", "/usr/bin/env", proctest.ModeVar + "=self", "PROCTEST_STAY=1", os.Args[0]}
+	shell := proctest.Start(t, "ttyshell", proctest.Options{
+		Env:         []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
+		Stdin:       slave,
+		Stdout:      slave,
+		Stderr:      slave,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+	})
+	slave.Close()
+	br := bufio.NewReader(master)
+	var s self
+	for {
+		line := proctest.ReadLine(t, br)
+		if strings.HasPrefix(line, "{") {
+			s = readSelf(t, line)
+			break
+		}
+	}
+	if s.FG != s.Pgrp || s.Pgrp != s.PID {
+		t.Errorf("foreground group %d, command's group %d (pid %d)", s.FG, s.Pgrp, s.PID)
+	}
+	if _, err := master.Write([]byte{3}); err != nil { // Ctrl-C
+		t.Fatal(err)
+	}
+	for {
+		line := proctest.ReadLine(t, br)
+		if strings.HasPrefix(line, "exit=") {
+			if line != "exit=130 back=true" {
+				t.Errorf("shell saw %q, want exit=130 back=true", line)
+			}
+			break
+		}
+	}
+	<-shell.Done()
+}
