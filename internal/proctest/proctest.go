@@ -42,11 +42,12 @@ const (
 
 // Run runs the tests and then fails the run if a goroutine was left
 // behind: every test waits for what it started (a helper's waiter, a
-// reader), so none may be left. Use it as os.Exit(proctest.Run(m)).
-func Run(m *testing.M) int {
+// reader), so none may be left; opts name the goroutines that live as
+// long as the process by design. Use it as os.Exit(proctest.Run(m)).
+func Run(m *testing.M, opts ...goleak.Option) int {
 	code := m.Run()
 	if code == 0 {
-		if err := goleak.Find(); err != nil {
+		if err := goleak.Find(opts...); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
 			code = 1
 		}

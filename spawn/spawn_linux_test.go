@@ -1,0 +1,115 @@
+package spawn_test
+
+import (
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/spawn"
+)
+
+// Children started through the spawner survive other goroutines that
+// lock their thread and exit, which destroys the thread: a child forked
+// from such a thread would get its parent-death signal at once.
+func TestSpawnerSurvivesThreadChurn(t *testing.T) {
+	const n = 20
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				done := make(chan struct{})
+				go func() {
+					runtime.LockOSThread()
+					close(done)
+					// Exits locked: the runtime destroys the thread.
+				}()
+				<-done
+			}
+		}()
+	}
+	var cmds []*exec.Cmd
+	for i := 0; i < n; i++ {
+		cmd := exec.Command("/bin/sleep", "30")
+		cmd.Env = proctest.Env(t)
+		if _, err := spawn.Prepare(cmd, spawn.Options{Signal: syscall.SIGKILL}); err != nil {
+			t.Fatal(err)
+		}
+		if err := spawn.Start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	killed := 0
+	for _, cmd := range cmds {
+		p, err := probe.ReadProcess(cmd.Process.Pid)
+		if err != nil || p.Zombie {
+			killed++
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	if killed > 0 {
+		t.Errorf("%d of %d children died while other threads exited", killed, n)
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	cmd := exec.Command("/bin/true")
+	cmd.Env = []string{"PATH=/bin", "TETHER_NAME=stale"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: false, Noctty: true}
+	opts, err := spawn.Prepare(cmd, spawn.Options{Name: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !probe.DefaultMarkers.Match(cmd.Env, "web") || probe.DefaultMarkers.Match(cmd.Env, "stale") {
+		t.Errorf("env %q", cmd.Env)
+	}
+	if v, _ := probe.Lookup(cmd.Env, probe.RunIDVar); v != opts.RunID || probe.ValidateRunID(v) != nil {
+		t.Errorf("run id %q, options say %q", v, opts.RunID)
+	}
+	a := cmd.SysProcAttr
+	if a.Pdeathsig != syscall.SIGTERM || !a.Setpgid || !a.Noctty {
+		t.Errorf("SysProcAttr %+v", a)
+	}
+	if _, err := spawn.Prepare(exec.Command("/bin/true"), spawn.Options{Name: "a=b"}); err == nil {
+		t.Error("Prepare accepted the name a=b")
+	}
+	if _, err := spawn.Prepare(exec.Command("/bin/true"), spawn.Options{RunID: "xyz"}); err == nil {
+		t.Error("Prepare accepted the run id xyz")
+	}
+}
+
+// The child of a Go program started through spawn is recognised by
+// probe, and dies with the program's spawner thread's process.
+func TestStartedChildIsTethered(t *testing.T) {
+	cmd := exec.Command("/bin/sleep", "30")
+	cmd.Env = proctest.Env(t)
+	if _, err := spawn.Prepare(cmd, spawn.Options{Name: "sleeper"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := spawn.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	r, err := probe.Check(cmd.Process.Pid, probe.Options{Name: "sleeper"})
+	if err != nil || r.Verdict != probe.Supervised || r.PGID != cmd.Process.Pid {
+		t.Errorf("%v %+v", err, r)
+	}
+}
