@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -57,9 +58,41 @@ func Supervise(cfg Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	cmd := &exec.Cmd{Path: path, Args: cfg.Args, Stdin: or(cfg.Stdin, os.Stdin), Stdout: or(cfg.Stdout, os.Stdout), Stderr: or(cfg.Stderr, os.Stderr)}
-	opts, err := Prepare(cmd, cfg.Options)
+	opts, err := cfg.Options.resolve(path)
 	if err != nil {
+		return 0, &StartError{Status: 125, Err: err}
+	}
+	// The watchdog starts first and boots while the rest is set up; the
+	// command starts only once it exists.
+	type started struct {
+		wd  *watchdog
+		err error
+	}
+	wdc := make(chan started, 1)
+	if cfg.WatchdogPath != "" {
+		go func() {
+			wd, err := startWatchdog(cfg.WatchdogPath, opts.RunID, cfg.Grace)
+			wdc <- started{wd, err}
+		}()
+	} else {
+		wdc <- started{}
+	}
+	var wd *watchdog
+	waitWatchdog := sync.OnceValue(func() error {
+		w := <-wdc
+		wd = w.wd
+		return w.err
+	})
+	// Whatever way Supervise returns, the watchdog is stopped last, after
+	// the tree is cleaned up.
+	defer func() {
+		_ = waitWatchdog()
+		if wd != nil {
+			wd.stop()
+		}
+	}()
+	cmd := &exec.Cmd{Path: path, Args: cfg.Args, Stdin: or(cfg.Stdin, os.Stdin), Stdout: or(cfg.Stdout, os.Stdout), Stderr: or(cfg.Stderr, os.Stderr)}
+	if _, err := Prepare(cmd, opts); err != nil {
 		return 0, &StartError{Status: 125, Err: err}
 	}
 
@@ -77,12 +110,10 @@ func Supervise(cfg Config) (int, error) {
 			return 128 + int(syscall.SIGTERM), nil
 		}
 	}
-	if cfg.WatchdogPath != "" {
-		if s.wd, err = startWatchdog(cfg.WatchdogPath, opts.RunID, cfg.Grace); err != nil {
-			return 0, &StartError{Status: 125, Err: err}
-		}
-		defer s.wd.stop()
+	if err := waitWatchdog(); err != nil {
+		return 0, &StartError{Status: 125, Err: err}
 	}
+	s.wd = wd
 	if fd, ok := foregroundTTY(cmd.Stdin.(*os.File)); ok {
 		cmd.SysProcAttr.Foreground = true
 		cmd.SysProcAttr.Ctty = fd

@@ -55,10 +55,14 @@ func startWatchdog(path, runID string, grace time.Duration) (*watchdog, error) {
 	return &watchdog{pid: pid, w: w}, nil
 }
 
-// stop tells the watchdog that the supervisor ended normally.
+// stop ends the watchdog once the supervisor's own cleanup is done. The
+// watchdog is this process's unreaped child, so its PID cannot have been
+// recycled: KILL is safe, and spares waiting for it to finish starting up
+// only to read "done".
 func (wd *watchdog) stop() {
 	_, _ = wd.w.Write([]byte{watchdogDone})
 	wd.w.Close()
+	_ = unix.Kill(wd.pid, unix.SIGKILL)
 	var ws unix.WaitStatus
 	for {
 		_, err := unix.Wait4(wd.pid, &ws, 0, nil)
