@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Benchmarks tether run against its peers, side by side in one hyperfine
+# run each, and prints markdown tables. Needs root for apt-get when a peer
+# is missing. Usage: bench/run.sh [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-300}
+
+need=()
+for tool in tini dumb-init catatonit hyperfine setpriv; do
+	command -v "$tool" >/dev/null || need+=("$tool")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	pkgs=()
+	for tool in "${need[@]}"; do
+		case $tool in setpriv) pkgs+=(util-linux) ;; *) pkgs+=("$tool") ;; esac
+	done
+	apt-get update -qq && apt-get install -y -qq "${pkgs[@]}" >/dev/null
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -tags urfave_cli_no_docs -o "$work/tether" .
+tether=$work/tether
+
+echo "## tether run: start-up and shutdown overhead, \`/bin/true\` as the command"
+echo
+echo "$(date -u +%Y-%m-%d), $(nproc) cores, $(uname -sr), $(go version | cut -d' ' -f3)"
+echo
+hyperfine -N --warmup 20 --runs "$runs" --export-markdown "$work/run.md" \
+	-n 'bare /bin/true' '/bin/true' \
+	-n 'tini -s' 'tini -s -- /bin/true' \
+	-n 'dumb-init' 'dumb-init /bin/true' \
+	-n 'catatonit' 'catatonit -- /bin/true' \
+	-n 'tether run' "$tether run -- /bin/true" \
+	-n 'tether run --outlive-parent' "$tether run --outlive-parent -- /bin/true" >/dev/null
+cat "$work/run.md"
+echo
+echo "## tether run --exec against setpriv --pdeathsig"
+echo
+hyperfine -N --warmup 20 --runs "$runs" --export-markdown "$work/exec.md" \
+	-n 'setpriv --pdeathsig TERM' 'setpriv --pdeathsig TERM -- /bin/true' \
+	-n 'tether run --exec' "$tether run --exec -- /bin/true" >/dev/null
+cat "$work/exec.md"
+echo
+
+# mem_kib FIELD PID...: the summed FIELD (Rss or Pss) of smaps_rollup.
+# Rss counts the pages of a binary shared by two processes twice; Pss
+# splits them, so a sum of Pss is what the processes take together.
+mem_kib() {
+	local field=$1 sum=0 pid kb
+	shift
+	for pid in "$@"; do
+		kb=$(awk -v f="$field:" '$1 == f {print $2}' "/proc/$pid/smaps_rollup")
+		sum=$((sum + kb))
+	done
+	echo "$sum"
+}
+
+echo "## Resident memory while the command (\`sleep 30\`) runs"
+echo
+echo "| supervisor | processes | RSS | PSS |"
+echo "|---|---|---|---|"
+for peer in tini dumb-init catatonit; do
+	case $peer in
+		tini) tini -s -- sleep 30 & ;;
+		dumb-init) dumb-init sleep 30 & ;;
+		catatonit) catatonit -- sleep 30 & ;;
+	esac
+	pid=$!
+	sleep 0.5
+	echo "| $peer | 1 | $(mem_kib Rss "$pid") KiB | $(mem_kib Pss "$pid") KiB |"
+	kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+done
+"$tether" run -- sleep 30 &
+pid=$!
+sleep 0.5
+wd=$(for c in $(cat /proc/$pid/task/*/children); do
+	if [ "$(tr '\0' ' ' < /proc/$c/cmdline | cut -d' ' -f1)" = tether-watchdog ]; then echo "$c"; fi
+done)
+echo "| tether run (supervisor) | 1 | $(mem_kib Rss "$pid") KiB | $(mem_kib Pss "$pid") KiB |"
+echo "| tether run (watchdog) | 1 | $(mem_kib Rss $wd) KiB | $(mem_kib Pss $wd) KiB |"
+echo "| tether run (together) | 2 | $(mem_kib Rss "$pid" $wd) KiB | $(mem_kib Pss "$pid" $wd) KiB |"
+kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
