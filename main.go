@@ -25,8 +25,8 @@ import (
 const exitUsage = 125
 
 func main() {
-	if len(os.Args) > 0 && os.Args[0] == spawn.WatchdogArg0 {
-		os.Exit(spawn.WatchdogMain(os.Args[1:]))
+	if len(os.Args) > 1 && os.Args[1] == spawn.WatchdogArg {
+		os.Exit(spawn.WatchdogMain(os.Args[2:]))
 	}
 	os.Exit(runMain(os.Args, os.Stdout, os.Stderr))
 }

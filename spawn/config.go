@@ -18,7 +18,8 @@ type Config struct {
 	// By default the caller's death is handled like SIGTERM.
 	OutliveParent bool
 	// WatchdogPath, when set, is a binary that runs WatchdogMain when
-	// started as WatchdogArg0 ("/proc/self/exe" for the program itself).
+	// its first argument is WatchdogArg ("/proc/self/exe" for the program
+	// itself).
 	// The watchdog ends the whole tree should the supervisor be killed
 	// with SIGKILL, which no cleanup code of the supervisor survives.
 	WatchdogPath string
@@ -45,11 +46,11 @@ func ExitStatus(ws syscall.WaitStatus) int {
 	return ws.ExitStatus()
 }
 
-// WatchdogArg0 is the argv[0] under which a binary runs as a watchdog.
-// A program that calls Supervise with a WatchdogPath must hand control to
-// WatchdogMain when it is started under this name:
+// WatchdogArg, as the first argument, makes a binary the watchdog of a
+// supervisor. A program that calls Supervise with a WatchdogPath must
+// hand control to WatchdogMain when started so:
 //
-//	if os.Args[0] == spawn.WatchdogArg0 {
-//		os.Exit(spawn.WatchdogMain(os.Args[1:]))
+//	if len(os.Args) > 1 && os.Args[1] == spawn.WatchdogArg {
+//		os.Exit(spawn.WatchdogMain(os.Args[2:]))
 //	}
-const WatchdogArg0 = "tether-watchdog"
+const WatchdogArg = "tether-watchdog"

@@ -24,30 +24,51 @@ type watchdog struct {
 	w   *os.File
 }
 
-// startWatchdog starts the second line of defence: a copy of the program
-// in its own session, holding the read end of a pipe whose write end only
-// the supervisor holds. If the supervisor dies without saying it is done
+// watchScript is the watchdog while the supervisor lives: a shell, a
+// fraction of a Go program's start-up time and memory, blocked on the pipe
+// (fd 3). Only if the supervisor dies without saying it is done does the
+// program itself (fd 4, opened before the supervisor could die) take over
+// and end the run. Signals aimed at tether's terminal or group are ignored,
+// and stay ignored across the exec.
+const watchScript = `trap '' HUP INT QUIT TERM PIPE
+read -r word <&3
+[ "$word" = d ] && exit 0
+exec /proc/self/fd/4 ` + WatchdogArg + ` "$@"`
+
+// startWatchdog starts the second line of defence: a watcher in its own
+// session holding the read end of a pipe whose write end only the
+// supervisor holds. If the supervisor dies without saying it is done
 // (SIGKILL, the OOM killer), the pipe reads EOF and the watchdog ends
 // every process that carries the run id. It is started before the
 // command, so there is no moment at which a command runs unwatched.
 func startWatchdog(path, runID string, grace time.Duration) (*watchdog, error) {
+	exe, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open watchdog %s: %w", path, err)
+	}
+	defer exe.Close()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("watchdog pipe: %w", err)
 	}
 	defer r.Close()
+	args := []string{runID, strconv.FormatInt(int64(grace), 10)}
 	cmd := &exec.Cmd{
 		Path:       path,
-		Args:       []string{WatchdogArg0, runID, strconv.FormatInt(int64(grace), 10)},
+		Args:       append([]string{path, WatchdogArg}, args...),
 		Env:        []string{},
-		ExtraFiles: []*os.File{r},
+		ExtraFiles: []*os.File{r, exe},
 		// Its own session: no terminal signal or group kill aimed at
 		// tether's group reaches it.
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
+	if _, err := os.Stat(shell); err == nil {
+		cmd.Path = shell
+		cmd.Args = append([]string{WatchdogArg, "-c", watchScript, WatchdogArg}, args...)
+	}
 	if err := cmd.Start(); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("start watchdog %s: %w", path, err)
+		return nil, fmt.Errorf("start watchdog %s: %w", cmd.Path, err)
 	}
 	pid := cmd.Process.Pid
 	// Reaped by the supervisor's own wait4, like every child.
@@ -55,12 +76,17 @@ func startWatchdog(path, runID string, grace time.Duration) (*watchdog, error) {
 	return &watchdog{pid: pid, w: w}, nil
 }
 
+// shell runs the waiting half of the watchdog; without it, the program
+// itself waits.
+const shell = "/bin/sh"
+
 // stop ends the watchdog once the supervisor's own cleanup is done. The
 // watchdog is this process's unreaped child, so its PID cannot have been
-// recycled: KILL is safe, and spares waiting for it to finish starting up
-// only to read "done".
+// recycled: KILL is safe, and does not wait on a watchdog still starting
+// up. "done" is written first all the same, for a watchdog that reads it
+// before the KILL lands.
 func (wd *watchdog) stop() {
-	_, _ = wd.w.Write([]byte{watchdogDone})
+	_, _ = wd.w.Write([]byte{watchdogDone, '\n'})
 	wd.w.Close()
 	_ = unix.Kill(wd.pid, unix.SIGKILL)
 	var ws unix.WaitStatus
@@ -73,8 +99,8 @@ func (wd *watchdog) stop() {
 }
 
 // WatchdogMain is the watchdog: args are the run id and the grace in
-// nanoseconds; file descriptor 3 is the pipe from the supervisor. It
-// returns the exit status.
+// nanoseconds; file descriptor 3 is the pipe from the supervisor (already
+// at EOF when the shell half handed over). It returns the exit status.
 func WatchdogMain(args []string) int {
 	if len(args) != 2 || probe.ValidateRunID(args[0]) != nil {
 		fmt.Fprintln(os.Stderr, "tether-watchdog: want RUN_ID GRACE_NS")
