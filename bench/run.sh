@@ -76,7 +76,7 @@ done
 pid=$!
 sleep 0.5
 wd=$(for c in $(cat /proc/$pid/task/*/children); do
-	if [ "$(tr '\0' ' ' < /proc/$c/cmdline | cut -d' ' -f1)" = tether-watchdog ]; then echo "$c"; fi
+	if [ "$(tr '\0' '\n' < /proc/$c/cmdline | head -n1)" = tether-watchdog ]; then echo "$c"; fi
 done)
 echo "| tether run (supervisor) | 1 | $(mem_kib Rss "$pid") KiB | $(mem_kib Pss "$pid") KiB |"
 echo "| tether run (watchdog) | 1 | $(mem_kib Rss $wd) KiB | $(mem_kib Pss $wd) KiB |"
