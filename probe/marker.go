@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -149,4 +150,37 @@ func (m Markers) mismatch(env []string, name string) string {
 		return fmt.Sprintf("%s=%q, not %q", m.NameVar, v, name)
 	}
 	return fmt.Sprintf("no %s in its environment (want %q)", m.NameVar, name)
+}
+
+// EnvMatcher is Match prepared for raw environment blobs, for scans over
+// every process where splitting each blob into strings would dominate.
+type EnvMatcher struct {
+	marker, name []byte
+}
+
+// Matcher prepares Match(_, name) for raw /proc/PID/environ blobs.
+func (m Markers) Matcher(name string) EnvMatcher {
+	m = m.orDefault()
+	e := EnvMatcher{marker: []byte(m.MarkerVar + "=" + MarkerValue)}
+	if name != "" {
+		e.name = []byte(m.NameVar + "=" + name)
+	}
+	return e
+}
+
+// Match reports what Markers.Match(ParseEnviron(blob), name) does, without
+// allocating: only NUL-terminated entries count, compared whole.
+func (e EnvMatcher) Match(blob []byte) bool {
+	marker, name := false, e.name == nil
+	for !(marker && name) {
+		i := bytes.IndexByte(blob, 0)
+		if i < 0 {
+			return false
+		}
+		entry := blob[:i]
+		blob = blob[i+1:]
+		marker = marker || bytes.Equal(entry, e.marker)
+		name = name || bytes.Equal(entry, e.name)
+	}
+	return true
 }

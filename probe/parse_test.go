@@ -231,3 +231,21 @@ func FuzzParseProcArgs2(f *testing.F) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// The raw-blob matcher agrees with Match on parsed entries, whatever the
+// blob holds.
+func FuzzMatchEnviron(f *testing.F) {
+	for _, data := range fixtures(f, "proc/environ") {
+		f.Add(data, "web")
+		f.Add(data, "")
+		f.Add(data, "files")
+	}
+	f.Fuzz(func(t *testing.T, blob []byte, name string) {
+		for _, m := range []probe.Markers{{}, {MarkerVar: "SYSTEMPROMPT_SUBPROCESS", NameVar: "MCP_SERVICE_ID"}} {
+			want := m.Match(probe.ParseEnviron(blob), name)
+			if got := m.Matcher(name).Match(blob); got != want {
+				t.Fatalf("%+v: Matcher(%q).Match(%q) = %v, Match = %v", m, name, blob, got, want)
+			}
+		}
+	})
+}
