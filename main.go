@@ -50,6 +50,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			runCommand(),
 			checkCommand(),
+			reclaimCommand(),
+			psCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {

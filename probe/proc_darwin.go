@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -102,4 +103,9 @@ func readStat(pid int) (Stat, error) {
 		st.State = 'Z'
 	}
 	return st, nil
+}
+
+// StartedAt turns a Start value (microseconds since the epoch) into time.
+func StartedAt(start uint64) (time.Time, error) {
+	return time.UnixMicro(int64(start)), nil
 }

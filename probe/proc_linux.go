@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -129,4 +130,26 @@ func ReadCmdline(pid int) ([]string, error) {
 		return nil, err
 	}
 	return ParseCmdline(data), nil
+}
+
+// userHZ is the unit of starttime: USER_HZ, 100 on every Linux ABI.
+const userHZ = 100
+
+// StartedAt turns a Start value into wall-clock time: the boot time
+// (btime of /proc/stat) plus starttime clock ticks.
+func StartedAt(start uint64) (time.Time, error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, err
+	}
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		if v, ok := bytes.CutPrefix(line, []byte("btime ")); ok {
+			btime, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+			if err != nil {
+				return time.Time{}, fmt.Errorf("parse btime %q: %w", v, err)
+			}
+			return time.Unix(btime, 0).Add(time.Duration(start) * time.Second / userHZ), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("no btime in /proc/stat")
 }

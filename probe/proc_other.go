@@ -5,6 +5,7 @@ package probe
 import (
 	"fmt"
 	"runtime"
+	"time"
 )
 
 // Supported reports whether this platform can read a process's identity.
@@ -32,3 +33,6 @@ func ReadEnviron(pid int) ([]string, error) { return nil, unsupported(pid) }
 func ReadCmdline(pid int) ([]string, error) { return nil, unsupported(pid) }
 
 func readStat(pid int) (Stat, error) { return Stat{}, unsupported(pid) }
+
+// StartedAt fails: this platform has no reader.
+func StartedAt(start uint64) (time.Time, error) { return time.Time{}, unsupported(0) }
