@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -28,6 +30,7 @@ func runCommand() *cli.Command {
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long the tree gets between TERM and KILL at cleanup"},
 			&cli.BoolFlag{Name: "outlive-parent", Usage: "keep running when tether's own parent (the shell, make) dies"},
 			&cli.BoolFlag{Name: "exec", Usage: "no supervisor: arm the parent-death signal on tether and exec COMMAND in place"},
+			&cli.StringSliceFlag{Name: "port", Usage: "first free `PORT`: reclaim a stranded tethered holder, refuse any other (repeatable)"},
 		}, markerFlags()...),
 		Action: runRun,
 	}
@@ -58,6 +61,13 @@ func runRun(c *cli.Context) error {
 	if grace < 0 {
 		return usagef("tether run: --grace: negative duration %q", grace)
 	}
+	ports, err := parsePorts(c.StringSlice("port"))
+	if err != nil {
+		return usagef("tether run: --port: %v", err)
+	}
+	if err := freePorts(ports, m, grace); err != nil {
+		return err
+	}
 	if c.Bool("exec") {
 		return startError(spawn.Exec(opts, args, c.Bool("outlive-parent")))
 	}
@@ -82,4 +92,47 @@ func startError(err error) error {
 		return cli.Exit("tether run: "+strings.TrimPrefix(se.Error(), "tether run: "), se.Status)
 	}
 	return cli.Exit(fmt.Sprintf("tether run: %v", err), exitUsage)
+}
+
+// freePorts makes sure the ports are free before the command starts, as
+// the original design does: a holder that is tethered and stranded is
+// reclaimed; any other holder (supervised by a live tether, foreign,
+// unverifiable, another user's) is a refusal, and nothing is signalled.
+func freePorts(ports []uint16, m probe.Markers, grace time.Duration) error {
+	if len(ports) == 0 {
+		return nil
+	}
+	opts := reclaim.Options{Markers: m, Ports: ports}
+	found, err := reclaim.Find(opts)
+	if err != nil {
+		return cli.Exit("tether run: --port: "+err.Error(), exitUsage)
+	}
+	for _, p := range found {
+		if ok, why := opts.Selected(p); !ok {
+			return usagef("tether run: port %s is held by PID %d (%s): %s; nothing was signalled",
+				portsOf(p), p.PID, holderCommand(p), why)
+		}
+	}
+	for _, r := range reclaim.Terminate(found, opts, reclaim.Action{Grace: grace}) {
+		if r.Outcome != reclaim.Exited && r.Outcome != reclaim.AlreadyGone {
+			return usagef("tether run: port %s: stranded holder PID %d (%s) not reclaimed: %s %s",
+				portsOf(r.Process), r.PID, holderCommand(r.Process), r.Outcome, r.Why)
+		}
+	}
+	return nil
+}
+
+func portsOf(p reclaim.Process) string {
+	var s []string
+	for _, l := range p.Ports {
+		s = append(s, strconv.Itoa(int(l.Port)))
+	}
+	return strings.Join(s, ",")
+}
+
+func holderCommand(p reclaim.Process) string {
+	if cmd := commandLine(p.Report); cmd != "" {
+		return cmd
+	}
+	return "command unknown"
 }

@@ -185,17 +185,23 @@ func Terminated(rs []Result) bool {
 	return true
 }
 
-// Reclaim finds what opts select and terminates it: Signal through a
-// pidfd opened before the identity is checked again, up to Grace for it to
-// exit, then SIGKILL, and waits until it is gone. Processes are
-// terminated side by side, so the whole takes about one Grace.
+// Reclaim finds what opts select and terminates it; see Terminate.
 func Reclaim(opts Options, act Action) ([]Result, error) {
-	if act.Signal == 0 {
-		act.Signal = syscall.SIGTERM
-	}
 	found, err := Find(opts)
 	if err != nil {
 		return nil, err
+	}
+	return Terminate(found, opts, act), nil
+}
+
+// Terminate terminates the processes of found that opts select: Signal
+// through a pidfd opened before the identity is checked again, up to
+// Grace for it to exit, then SIGKILL, and waits until it is gone.
+// Processes are terminated side by side, so the whole takes about one
+// Grace. Those not selected are reported as Skipped, with the reason.
+func Terminate(found []Process, opts Options, act Action) []Result {
+	if act.Signal == 0 {
+		act.Signal = syscall.SIGTERM
 	}
 	results := make([]Result, len(found))
 	var wg sync.WaitGroup
@@ -216,7 +222,7 @@ func Reclaim(opts Options, act Action) ([]Result, error) {
 		}(&results[i])
 	}
 	wg.Wait()
-	return results, nil
+	return results
 }
 
 // stillSelected is the check made through an open pidfd right before the
