@@ -57,6 +57,9 @@ type Process struct {
 	// Protected says why it is never signalled: PID 1, tether itself or
 	// one of its ancestors.
 	Protected string `json:"protected,omitempty"`
+	// identity tells this process apart from any later holder of its PID
+	// where the kernel can (pidfs inode numbers); 0 elsewhere.
+	identity uint64
 }
 
 // Selected reports whether opts select p for termination, and if not, why.
@@ -111,6 +114,9 @@ func Find(opts Options) ([]Process, error) {
 	protected := protectedPIDs()
 	var out []Process
 	for _, pid := range pids {
+		// Taken before the check, so that the check describes the
+		// process the identity names (or sees a different start time).
+		id := processIdentity(pid)
 		r, err := probe.Check(pid, probe.Options{Markers: opts.Markers, Name: opts.Name})
 		if err != nil {
 			return nil, err
@@ -118,7 +124,7 @@ func Find(opts Options) ([]Process, error) {
 		if len(opts.Ports) == 0 && (!r.Tethered || (opts.RunID != "" && r.RunID != opts.RunID)) {
 			continue // changed since the scan, or another run
 		}
-		p := Process{Report: r, Ports: ports[pid], Protected: protected[pid]}
+		p := Process{Report: r, Ports: ports[pid], Protected: protected[pid], identity: id}
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })

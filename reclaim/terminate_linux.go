@@ -28,6 +28,10 @@ func terminate(r *Result, opts Options, act Action) {
 		return
 	}
 	defer unix.Close(fd)
+	if id := pidfdIdentity(fd); r.identity != 0 && id != r.identity {
+		r.Outcome, r.Why = Changed, fmt.Sprintf("PID %d now belongs to another process (pidfs inode %d, was %d)", r.PID, id, r.identity)
+		return
+	}
 	if ok, why := stillSelected(r.Process, opts); !ok {
 		r.Outcome, r.Why = Changed, why
 		if why == "gone" || why == "zombie" {

@@ -1,0 +1,382 @@
+package reclaim_test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/reclaim"
+)
+
+// world is a set of processes one test started, all of one run id so that
+// a real (non-dry) reclaim in a test can never reach another test's
+// processes.
+type world struct {
+	t     *testing.T
+	runID string
+	dead  probe.Supervisor
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	p := proctest.Start(t, proctest.Wait, proctest.Options{})
+	dead, err := probe.SupervisorOf(p.PID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	return &world{t: t, runID: probe.NewRunID(), dead: dead}
+}
+
+func (w *world) self() probe.Supervisor {
+	s, err := probe.SupervisorOf(os.Getpid())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return s
+}
+
+// start starts a helper in mode, stamped with name, this world's run id,
+// and as supervisor either this test (supervised) or a process that is
+// gone (stranded).
+func (w *world) start(mode, name string, stranded bool, opts proctest.Options) *proctest.Proc {
+	w.t.Helper()
+	sup := w.self()
+	if stranded {
+		sup = w.dead
+	}
+	opts.Env = append(probe.DefaultMarkers.Environ(nil, probe.Stamp{Name: name, Supervisor: sup, RunID: w.runID}), opts.Env...)
+	return proctest.Start(w.t, mode, opts)
+}
+
+// startListener starts a stamped listener of kind and returns it with its port.
+func (w *world) startListener(kind, name string, stranded bool, extra ...string) (*proctest.Proc, uint16) {
+	w.t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	p := w.start("listen", name, stranded, proctest.Options{Env: append([]string{"PROCTEST_LISTEN=" + kind}, extra...), Stdout: pw})
+	port, err := strconv.Atoi(proctest.ReadLine(w.t, pr))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return p, uint16(port)
+}
+
+func alive(p *proctest.Proc) bool {
+	select {
+	case <-p.Done():
+		return false
+	default:
+	}
+	q, err := probe.ReadProcess(p.PID())
+	return err == nil && !q.Zombie
+}
+
+// selectedPIDs runs a dry run and returns the PIDs it would signal among pids.
+func selectedPIDs(t *testing.T, opts reclaim.Options, pids ...int) map[int]bool {
+	t.Helper()
+	rs, err := reclaim.Reclaim(opts, reclaim.Action{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := map[int]bool{}
+	for _, p := range pids {
+		mine[p] = true
+	}
+	out := map[int]bool{}
+	for _, r := range rs {
+		if r.Outcome == reclaim.WouldSignal != r.Selected {
+			t.Errorf("dry run: %d outcome %s, selected %v", r.PID, r.Outcome, r.Selected)
+		}
+		if r.Selected && mine[r.PID] {
+			out[r.PID] = true
+		}
+	}
+	return out
+}
+
+func pidSet(ps ...*proctest.Proc) map[int]bool {
+	m := map[int]bool{}
+	for _, p := range ps {
+		m[p.PID()] = true
+	}
+	return m
+}
+
+func TestSelectionRules(t *testing.T) {
+	w := newWorld(t)
+	strandedWeb := w.start(proctest.Wait, "web", true, proctest.Options{})
+	strandedAPI := w.start(proctest.Wait, "api", true, proctest.Options{})
+	supervisedWeb := w.start(proctest.Wait, "web", false, proctest.Options{})
+	foreign := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{"TETHER=0", "TETHER_NAME=web"}})
+	other := newWorld(t)
+	otherRun := other.start(proctest.Wait, "web", true, proctest.Options{})
+	all := []int{strandedWeb.PID(), strandedAPI.PID(), supervisedWeb.PID(), foreign.PID(), otherRun.PID()}
+
+	tests := []struct {
+		name string
+		opts reclaim.Options
+		want map[int]bool
+	}{
+		{"default: stranded only", reclaim.Options{}, pidSet(strandedWeb, strandedAPI, otherRun)},
+		{"--all adds supervised", reclaim.Options{All: true}, pidSet(strandedWeb, strandedAPI, supervisedWeb, otherRun)},
+		{"--name", reclaim.Options{Name: "web"}, pidSet(strandedWeb, otherRun)},
+		{"--name --all", reclaim.Options{Name: "web", All: true}, pidSet(strandedWeb, supervisedWeb, otherRun)},
+		{"--run-id", reclaim.Options{RunID: w.runID}, pidSet(strandedWeb, strandedAPI)},
+		{"--run-id --all --name", reclaim.Options{RunID: w.runID, All: true, Name: "web"}, pidSet(strandedWeb, supervisedWeb)},
+		{"--any-user", reclaim.Options{AnyUser: true, RunID: w.runID}, pidSet(strandedWeb, strandedAPI)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := selectedPIDs(t, tt.opts, all...)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("selected %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// A real reclaim of one run ends exactly that run's stranded processes.
+	rs, err := reclaim.Reclaim(reclaim.Options{RunID: w.runID}, reclaim.Action{Grace: 5 * time.Second})
+	if err != nil || !reclaim.Terminated(rs) {
+		t.Fatalf("%v %+v", err, rs)
+	}
+	for _, p := range []*proctest.Proc{strandedWeb, strandedAPI} {
+		proctest.Eventually(t, "stranded process reclaimed", func() bool { return !alive(p) })
+	}
+	for _, p := range []*proctest.Proc{supervisedWeb, foreign, otherRun} {
+		if !alive(p) {
+			t.Errorf("%d was not selected, yet is gone", p.PID())
+		}
+	}
+}
+
+// TCP and UDP, IPv4 and IPv6: the holder of the port is found, and a
+// stranded one is reclaimed until the port is free.
+func TestReclaimByPort(t *testing.T) {
+	for _, kind := range []string{"tcp4", "tcp6", "udp4", "udp6"} {
+		t.Run(kind, func(t *testing.T) {
+			w := newWorld(t)
+			p, port := w.startListener(kind, "srv", true)
+			hs, err := reclaim.Holders([]uint16{port})
+			if err != nil || len(hs) != 1 || hs[0].PID != p.PID() {
+				t.Fatalf("Holders(%d) = %+v, %v; want PID %d", port, hs, err, p.PID())
+			}
+			if proto := kind[:3]; hs[0].Listener.Proto != proto {
+				t.Errorf("proto %s, want %s", hs[0].Listener.Proto, proto)
+			}
+			rs, err := reclaim.Reclaim(reclaim.Options{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: 5 * time.Second})
+			if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Exited || strings.Join(rs[0].Signals, ",") != "TERM" {
+				t.Fatalf("%v %+v", err, rs)
+			}
+			proctest.Eventually(t, "port free", func() bool {
+				hs, _ := reclaim.Holders([]uint16{port})
+				return len(hs) == 0
+			})
+		})
+	}
+}
+
+// A connected client's local port is not a listener.
+func TestClientIsNotAListener(t *testing.T) {
+	p, port := newWorld(t).startListener("tcp4", "srv", false)
+	c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	local := uint16(c.LocalAddr().(*net.TCPAddr).Port)
+	hs, err := reclaim.Holders([]uint16{local})
+	if err != nil || len(hs) != 0 {
+		t.Errorf("Holders(client port %d) = %+v, %v", local, hs, err)
+	}
+	if hs, _ := reclaim.Holders([]uint16{port}); len(hs) != 1 || hs[0].PID != p.PID() {
+		t.Errorf("Holders(%d) = %+v", port, hs)
+	}
+}
+
+func TestStrandedIgnoringTERMIsKilled(t *testing.T) {
+	w := newWorld(t)
+	p, port := w.startListener("tcp4", "stubborn", true, "PROCTEST_IGNORE_TERM=1")
+	rs, err := reclaim.Reclaim(reclaim.Options{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: 300 * time.Millisecond})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("%v %+v", err, rs)
+	}
+	if rs[0].Outcome != reclaim.Exited || strings.Join(rs[0].Signals, ",") != "TERM,KILL" {
+		t.Errorf("%+v", rs[0])
+	}
+	proctest.Eventually(t, "gone", func() bool { return !alive(p) })
+}
+
+func TestForeignListenerUntouched(t *testing.T) {
+	pr, pw, _ := os.Pipe()
+	defer pr.Close()
+	defer pw.Close()
+	p := proctest.Start(t, "listen", proctest.Options{Env: []string{"PROCTEST_LISTEN=tcp4"}, Stdout: pw})
+	port, _ := strconv.Atoi(proctest.ReadLine(t, pr))
+	rs, err := reclaim.Reclaim(reclaim.Options{Ports: []uint16{uint16(port)}, All: true, AnyUser: true}, reclaim.Action{Grace: time.Second})
+	if err != nil || len(rs) != 1 || rs[0].Selected || rs[0].Outcome != reclaim.Skipped || rs[0].Verdict != probe.Foreign {
+		t.Fatalf("%v %+v", err, rs)
+	}
+	if !reclaim.Terminated(rs) {
+		t.Error("a skipped foreign holder counts as a failure")
+	}
+	time.Sleep(50 * time.Millisecond)
+	if !alive(p) {
+		t.Error("foreign listener is gone")
+	}
+}
+
+func TestSupervisedUntouchedUnlessAll(t *testing.T) {
+	w := newWorld(t)
+	p, port := w.startListener("tcp6", "srv", false)
+	rs, err := reclaim.Reclaim(reclaim.Options{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: time.Second})
+	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Skipped || !strings.Contains(rs[0].Why, "supervised") {
+		t.Fatalf("%v %+v", err, rs)
+	}
+	if !alive(p) {
+		t.Fatal("supervised listener is gone without --all")
+	}
+	rs, err = reclaim.Reclaim(reclaim.Options{Ports: []uint16{port}, RunID: w.runID, All: true}, reclaim.Action{Grace: 5 * time.Second})
+	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Exited {
+		t.Fatalf("--all: %v %+v", err, rs)
+	}
+}
+
+func TestOtherUsersStrandedUntouched(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to start a process as uid 65534")
+	}
+	w := newWorld(t)
+	p := w.start(proctest.Wait, "nobody", true, proctest.Options{
+		Path:        proctest.Copy(t, "reclaim.test"),
+		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}},
+	})
+	if got := selectedPIDs(t, reclaim.Options{RunID: w.runID}, p.PID()); len(got) != 0 {
+		t.Errorf("another user's process selected without --any-user")
+	}
+	rs, err := reclaim.Reclaim(reclaim.Options{RunID: w.runID}, reclaim.Action{Grace: time.Second})
+	if err != nil || len(rs) != 0 {
+		t.Errorf("without --any-user: %v %+v", err, rs)
+	}
+	if !alive(p) {
+		t.Fatal("another user's process is gone")
+	}
+	rs, err = reclaim.Reclaim(reclaim.Options{RunID: w.runID, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second})
+	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Exited {
+		t.Fatalf("--any-user: %v %+v", err, rs)
+	}
+}
+
+// A PID recycled between finding and signalling: the process now under
+// the PID is stamped alike (same name, same run) but is another process,
+// and is not signalled. With pidfs the pidfd's inode tells them apart even
+// within one clock tick; without it, the start time does.
+func TestRecycledPIDIsNotSignalled(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to write /proc/sys/kernel/ns_last_pid")
+	}
+	for _, variant := range []string{"pidfs identity", "start time"} {
+		t.Run(variant, func(t *testing.T) {
+			w := newWorld(t)
+			for attempt := 0; attempt < 20; attempt++ {
+				old := w.start(proctest.Wait, "web", true, proctest.Options{})
+				found, err := reclaim.Find(reclaim.Options{RunID: w.runID})
+				if err != nil || len(found) != 1 || found[0].PID != old.PID() {
+					t.Fatalf("Find: %v %+v", err, found)
+				}
+				if variant == "start time" {
+					reclaim.ForgetIdentity(&found[0])
+					time.Sleep(30 * time.Millisecond) // a later clock tick
+				}
+				pid := old.PID()
+				if err := old.Stop(); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(pid-1)), 0); err != nil {
+					t.Skipf("cannot set ns_last_pid: %v", err)
+				}
+				reused := w.start(proctest.Wait, "web", true, proctest.Options{})
+				if reused.PID() != pid {
+					_ = reused.Stop() // another process took the PID first; again
+					continue
+				}
+				rs := reclaim.Terminate(found, reclaim.Options{RunID: w.runID}, reclaim.Action{Grace: time.Second})
+				if len(rs) != 1 || rs[0].Outcome != reclaim.Changed || len(rs[0].Signals) != 0 {
+					t.Fatalf("%+v", rs)
+				}
+				time.Sleep(50 * time.Millisecond)
+				if !alive(reused) {
+					t.Fatal("the process that reused the PID was signalled")
+				}
+				t.Logf("PID %d recycled on attempt %d: %s", pid, attempt+1, rs[0].Why)
+				return
+			}
+			t.Skip("could not get the PID recycled in 20 attempts")
+		})
+	}
+}
+
+// 50 supervised children, reclaim run again and again: none is signalled.
+func TestConcurrentReclaimLeavesSupervisedAlone(t *testing.T) {
+	w := newWorld(t)
+	name := "conc-" + w.runID[:8]
+	var procs []*proctest.Proc
+	for i := 0; i < 50; i++ {
+		procs = append(procs, w.start(proctest.Wait, name, false, proctest.Options{}))
+	}
+	for round := 0; round < 10; round++ {
+		rs, err := reclaim.Reclaim(reclaim.Options{Name: name}, reclaim.Action{Grace: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if len(r.Signals) > 0 || r.Outcome != reclaim.Skipped {
+				t.Fatalf("round %d: %d %s %v", round, r.PID, r.Outcome, r.Signals)
+			}
+		}
+	}
+	for _, p := range procs {
+		if !alive(p) {
+			t.Errorf("supervised %d is gone", p.PID())
+		}
+	}
+}
+
+func TestParsePort(t *testing.T) {
+	for _, ok := range []string{"1", "80", "65535"} {
+		if _, err := reclaim.ParsePort(ok); err != nil {
+			t.Errorf("ParsePort(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1", "65536", "70000", "abc", "8080x", "99999999999999999999"} {
+		_, err := reclaim.ParsePort(bad)
+		if err == nil || !strings.Contains(err.Error(), `"`+bad+`"`) {
+			t.Errorf("ParsePort(%q) = %v", bad, err)
+		}
+	}
+}
+
+func BenchmarkFindByPort(b *testing.B) {
+	pr, pw, _ := os.Pipe()
+	defer pr.Close()
+	defer pw.Close()
+	proctest.Start(b, "listen", proctest.Options{Env: []string{"PROCTEST_LISTEN=tcp4", "TETHER=1"}, Stdout: pw})
+	port, _ := strconv.Atoi(proctest.ReadLine(b, pr))
+	for b.Loop() {
+		if _, err := reclaim.Find(reclaim.Options{Ports: []uint16{uint16(port)}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
