@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -75,6 +77,17 @@ var helperModes = map[string]func(){
 				os.Exit(0)
 			}
 		}
+	},
+	// listen listens on a loopback TCP port, prints it and waits for
+	// stdin to close.
+	"listen": func() {
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		fmt.Println(l.Addr().(*net.TCPAddr).Port)
+		_, _ = io.Copy(io.Discard, os.Stdin)
 	},
 	// self prints what the command sees of itself as JSON.
 	"self": func() {
