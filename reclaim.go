@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ func runReclaim(c *cli.Context) error {
 	}
 	rep := reclaimReport{DryRun: act.DryRun, Results: results}
 	if len(opts.Ports) > 0 {
-		rep.Ports = portStates(opts.Ports)
+		rep.Ports = portStates(opts.Ports, results)
 	}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
@@ -84,19 +85,31 @@ func runReclaim(c *cli.Context) error {
 	return nil
 }
 
-func portStates(ports []uint16) []portState {
-	hs, _ := reclaim.Holders(ports)
+// portStates tells which ports are free after reclaim. The holders found
+// before are the answer unless something was signalled; only then are the
+// ports looked up again (another process may have taken one meanwhile).
+func portStates(ports []uint16, results []reclaim.Result) []portState {
+	holders := map[uint16][]int{}
+	signalled := false
+	for _, r := range results {
+		signalled = signalled || len(r.Signals) > 0
+		for _, l := range r.Ports {
+			holders[l.Port] = append(holders[l.Port], r.PID)
+		}
+	}
+	if signalled {
+		holders = map[uint16][]int{}
+		hs, _ := reclaim.Holders(ports)
+		for _, h := range hs {
+			holders[h.Listener.Port] = append(holders[h.Listener.Port], h.PID)
+		}
+	}
 	var out []portState
 	for _, p := range ports {
-		st := portState{Port: p, Free: true}
-		for _, h := range hs {
-			if h.Listener.Port == p {
-				st.Free = false
-				st.Holders = append(st.Holders, h.PID)
-			}
-		}
-		sort.Ints(st.Holders)
-		out = append(out, st)
+		hs := holders[p]
+		sort.Ints(hs)
+		hs = slices.Compact(hs)
+		out = append(out, portState{Port: p, Free: len(hs) == 0, Holders: hs})
 	}
 	return out
 }
