@@ -89,7 +89,7 @@ func runRun(c *cli.Context) error {
 func startError(err error) error {
 	var se *spawn.StartError
 	if errors.As(err, &se) {
-		return cli.Exit("tether run: "+strings.TrimPrefix(se.Error(), "tether run: "), se.Status)
+		return cli.Exit("tether run: "+se.Error(), se.Status)
 	}
 	return cli.Exit(fmt.Sprintf("tether run: %v", err), exitUsage)
 }

@@ -231,24 +231,24 @@ func Terminate(found []Process, opts Options, act Action) []Result {
 	return results
 }
 
-// stillSelected is the check made through an open pidfd right before the
+// recheck is the check made through an open pidfd right before the
 // signal: the same process (start time), still tethered under the same
-// name and run, still selected.
-func stillSelected(p Process, opts Options) (bool, string) {
+// name and run, still selected. It returns "" when the process may be
+// signalled, else the outcome to report (AlreadyGone or Changed) and why.
+func recheck(p Process, opts Options) (Outcome, string) {
 	r, err := probe.Check(p.PID, probe.Options{Markers: opts.Markers, Name: opts.Name})
 	switch {
 	case err != nil:
-		return false, err.Error()
+		return Changed, err.Error()
 	case r.Verdict == probe.Gone || r.Verdict == probe.Zombie:
-		return false, string(r.Verdict)
+		return AlreadyGone, ""
 	case r.StartTime != p.StartTime:
-		return false, fmt.Sprintf("PID %d now belongs to another process (start time %d, was %d)", p.PID, r.StartTime, p.StartTime)
+		return Changed, fmt.Sprintf("PID %d now belongs to another process (start time %d, was %d)", p.PID, r.StartTime, p.StartTime)
 	}
-	q := Process{Report: r, Protected: p.Protected}
-	if ok, why := opts.Selected(q); !ok {
-		return false, "no longer selected: " + why
+	if ok, why := opts.Selected(Process{Report: r, Protected: p.Protected}); !ok {
+		return Changed, "no longer selected: " + why
 	}
-	return true, ""
+	return "", ""
 }
 
 // List returns the tethered processes opts are about (supervised and

@@ -32,11 +32,8 @@ func terminate(r *Result, opts Options, act Action) {
 		r.Outcome, r.Why = Changed, fmt.Sprintf("PID %d now belongs to another process (pidfs inode %d, was %d)", r.PID, id, r.identity)
 		return
 	}
-	if ok, why := stillSelected(r.Process, opts); !ok {
-		r.Outcome, r.Why = Changed, why
-		if why == "gone" || why == "zombie" {
-			r.Outcome, r.Why = AlreadyGone, ""
-		}
+	if outcome, why := recheck(r.Process, opts); outcome != "" {
+		r.Outcome, r.Why = outcome, why
 		return
 	}
 	for _, sig := range []syscall.Signal{act.Signal, unix.SIGKILL} {

@@ -18,12 +18,11 @@ import (
 // between the two calls.
 func terminate(r *Result, opts Options, act Action) {
 	for _, sig := range []syscall.Signal{act.Signal, unix.SIGKILL} {
-		if ok, why := stillSelected(r.Process, opts); !ok {
-			if why == "gone" || why == "zombie" {
-				r.Outcome = map[bool]Outcome{true: Exited, false: AlreadyGone}[len(r.Signals) > 0]
-				return
+		if outcome, why := recheck(r.Process, opts); outcome != "" {
+			if outcome == AlreadyGone && len(r.Signals) > 0 {
+				outcome = Exited
 			}
-			r.Outcome, r.Why = Changed, why
+			r.Outcome, r.Why = outcome, why
 			return
 		}
 		if err := unix.Kill(r.PID, sig); err != nil {
