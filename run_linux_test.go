@@ -312,6 +312,22 @@ func TestRunReapsOrphans(t *testing.T) {
 	proctest.Eventually(t, "no zombie left under tether", func() bool { return zombieChildren(tr.cmd.Process.Pid) == 0 })
 }
 
+// startCaller starts a helper that plays tether's caller (a shell, make)
+// and runs tether with args, whose command is the "self" helper. It returns
+// the caller, the write end of its stdout (to close once it is killed),
+// tether's PID and what the command said of itself.
+func startCaller(t *testing.T, args []string) (*proctest.Proc, *os.File, int, self) {
+	t.Helper()
+	pr, pw := pipe(t)
+	caller := proctest.Start(t, "caller", proctest.Options{
+		Env:    []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
+		Stdout: pw,
+	})
+	br := bufio.NewReader(pr)
+	tpid, _ := strconv.Atoi(proctest.ReadLine(t, br))
+	return caller, pw, tpid, readSelf(t, proctest.ReadLine(t, br))
+}
+
 // The caller of tether (a shell, make) is killed with SIGKILL: the
 // command goes soon after.
 func TestRunCallerKilled(t *testing.T) {
@@ -322,14 +338,7 @@ func TestRunCallerKilled(t *testing.T) {
 				args = append(args, "--exec")
 			}
 			args = append(args, "--", "/usr/bin/env", proctest.ModeVar+"=self", "PROCTEST_STAY=1", os.Args[0])
-			pr, pw := pipe(t)
-			caller := proctest.Start(t, "caller", proctest.Options{
-				Env:    []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
-				Stdout: pw,
-			})
-			br := bufio.NewReader(pr)
-			tpid, _ := strconv.Atoi(proctest.ReadLine(t, br))
-			s := readSelf(t, proctest.ReadLine(t, br))
+			caller, pw, tpid, s := startCaller(t, args)
 			if mode == "exec" && s.PID != tpid {
 				t.Errorf("--exec: command PID %d, tether's %d", s.PID, tpid)
 			}
@@ -347,14 +356,7 @@ func TestRunCallerKilled(t *testing.T) {
 
 func TestRunOutliveParent(t *testing.T) {
 	args := []string{"run", "--outlive-parent", "--", "/usr/bin/env", proctest.ModeVar + "=self", "PROCTEST_STAY=1", os.Args[0]}
-	pr, pw := pipe(t)
-	caller := proctest.Start(t, "caller", proctest.Options{
-		Env:    []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
-		Stdout: pw,
-	})
-	br := bufio.NewReader(pr)
-	tpid, _ := strconv.Atoi(proctest.ReadLine(t, br))
-	s := readSelf(t, proctest.ReadLine(t, br))
+	caller, pw, tpid, s := startCaller(t, args)
 	// tether is this test's descendant: whatever happens, end it, and it
 	// ends the command.
 	t.Cleanup(func() {
