@@ -52,7 +52,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			checkCommand(),
 			reclaimCommand(),
 			psCommand(),
+			completionCommand(),
 		},
+		// Completion asks tether itself for candidates; see completion.go.
+		EnableBashCompletion: true,
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return usagef("tether: unknown command %q (try tether --help)", c.Args().First())

@@ -38,6 +38,12 @@ func runCommand() *cli.Command {
 
 func runRun(c *cli.Context) error {
 	args := c.Args().Slice()
+	// urfave/cli turns shell completion off after "--" and hands the
+	// completion flag over as an argument: pressing TAB must never start
+	// the command.
+	if n := len(args); n > 0 && args[n-1] == "--generate-bash-completion" {
+		return nil
+	}
 	if len(args) == 0 {
 		return usagef("tether run: no command (usage: tether run [options] -- COMMAND [ARG...])")
 	}
