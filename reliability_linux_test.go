@@ -1,0 +1,99 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/tetherproc/tether/probe"
+)
+
+// Many tether runs side by side while reclaim runs again and again: no
+// supervised process is ever signalled. 30 runs in CI, 100 with
+// TETHER_LONG set.
+func TestConcurrentRunsSurviveReclaimLoop(t *testing.T) {
+	n := trials(30, 100)
+	name := "rel-" + probe.NewRunID()[:8]
+	runs := make([]*running, n)
+	children := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range runs {
+		runs[i] = startTether(t, helperEnv("self", "PROCTEST_STAY=1"), "run", "--name", name, "--", os.Args[0])
+	}
+	for i, tr := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s self
+			if line := tr.line(t); line != "" {
+				s = readSelf(t, line)
+			}
+			children[i] = s.PID
+		}()
+	}
+	wg.Wait()
+	for round := 0; round < 10; round++ {
+		// Default selection (stranded only) and --all --dry-run: the
+		// first must pass over every one of them, the second signal none.
+		for _, args := range [][]string{{"reclaim", "--name", name}, {"reclaim", "--all", "--dry-run", "--name", name}} {
+			r := tether(t, nil, args...)
+			if r.code != 0 {
+				t.Fatalf("round %d: %v: %+v", round, args, r)
+			}
+		}
+	}
+	for i, tr := range runs {
+		select {
+		case <-tr.done:
+			t.Errorf("tether %d exited (%d): its command was signalled", tr.cmd.Process.Pid, tr.code)
+		default:
+		}
+		if children[i] == 0 || deadOrZombie(children[i]) {
+			t.Errorf("command %d of tether %d is gone", children[i], tr.cmd.Process.Pid)
+		}
+	}
+	t.Logf("%d runs, %d reclaim rounds: none signalled", n, 10)
+	for _, tr := range runs {
+		_ = tr.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, tr := range runs {
+		tr.wait(t)
+	}
+}
+
+// What another user's /proc entries hide is unverifiable, and never
+// signalled: reclaim run as uid 65534 passes over a root process that is
+// stamped and stranded.
+func TestReclaimAsOtherUserSignalsNothing(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run tether as uid 65534")
+	}
+	runID := probe.NewRunID()
+	p, port := startListener(t, strandedEnv(t, "web", runID))
+	for _, args := range [][]string{
+		{"reclaim", "--any-user", "--all", "--run-id", runID},
+		{"reclaim", "--any-user", "--all", "--port", port},
+	} {
+		cmd := exec.Command(tetherBin, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.Dir = "/"
+		r := tetherCmd(t, cmd, nil)
+		if r.code != 0 {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+	cmd := exec.Command(tetherBin, "check", "--json", strconv.Itoa(p.PID()))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.Dir = "/"
+	if r := tetherCmd(t, cmd, nil); r.code != 4 {
+		t.Errorf("check as uid 65534: exit %d, want 4 (unverifiable): %s", r.code, r.stdout)
+	}
+	select {
+	case <-p.Done():
+		t.Fatal("reclaim as another user signalled a process it cannot verify")
+	default:
+	}
+}
