@@ -433,6 +433,25 @@ func TestRunSurvivesOwnSIGKILL(t *testing.T) {
 	t.Logf("%d trials; slowest until the whole tree was gone: %v (grace 1s)", n, worst)
 }
 
+// tether killed right after its command forked a setsid grandchild that
+// may still be in the middle of its execve, when its environment can read
+// as empty: the watchdog must not take one empty scan for the end.
+func TestRunSIGKILLWhileGrandchildExecs(t *testing.T) {
+	n := trials(20, 200)
+	for i := 0; i < n; i++ {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			tr := startTether(t, nil, "run", "--grace", "1s", "--", "/bin/sh", "-c", "setsid sleep 1000 & echo $!; exec sleep 1000")
+			gpid, err := strconv.Atoi(tr.line(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = tr.cmd.Process.Kill()
+			tr.wait(t)
+			proctest.Eventually(t, "setsid grandchild gone", func() bool { return deadOrZombie(gpid) })
+		})
+	}
+}
+
 // As the init of a PID namespace, tether reaps every orphan and forwards
 // signals.
 func TestRunAsPIDNamespaceInit(t *testing.T) {

@@ -125,17 +125,28 @@ func WatchdogMain(args []string) int {
 }
 
 // endRun terminates every process that carries the run id: TERM, up to
-// grace for them to go, then KILL, until none is left. Processes forked
-// in the meantime carry the id too and are found by the next round.
+// grace for them to go, then KILL, until none is left. Processes forked in
+// the meantime carry the id too and are found by the next round. One empty
+// scan is not the end: a process in the middle of an execve can read as
+// having no environment, so the scans go on until they have come back
+// empty for quietFor.
 func endRun(runID string, grace time.Duration) {
+	const quietFor = 250 * time.Millisecond
 	entry := probe.RunIDVar + "=" + runID
 	deadline := time.Now().Add(grace)
 	giveUp := deadline.Add(10 * time.Second)
 	termed := map[member]bool{}
+	var quietSince time.Time
 	for time.Now().Before(giveUp) {
 		ms := findRun(entry)
 		if len(ms) == 0 {
-			return
+			if quietSince.IsZero() {
+				quietSince = time.Now()
+			} else if time.Since(quietSince) >= quietFor {
+				return
+			}
+		} else {
+			quietSince = time.Time{}
 		}
 		kill := time.Now().After(deadline)
 		for _, m := range ms {
