@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command killlatency measures how long the tree of tether run outlives
 // tether when tether is killed with SIGKILL: the time until its command
 // (the direct child, ended by its parent-death signal) and a setsid
