@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -34,17 +32,10 @@ func reclaimCommand() *cli.Command {
 	}
 }
 
-// portState is what a port looks like after reclaim.
-type portState struct {
-	Port    uint16 `json:"port"`
-	Free    bool   `json:"free"`
-	Holders []int  `json:"holders,omitempty"`
-}
-
 type reclaimReport struct {
-	DryRun  bool             `json:"dry_run"`
-	Results []reclaim.Result `json:"results"`
-	Ports   []portState      `json:"ports,omitempty"`
+	DryRun  bool                `json:"dry_run"`
+	Results []reclaim.Result    `json:"results"`
+	Ports   []reclaim.PortState `json:"ports,omitempty"`
 }
 
 func runReclaim(c *cli.Context) error {
@@ -69,7 +60,7 @@ func runReclaim(c *cli.Context) error {
 	}
 	rep := reclaimReport{DryRun: act.DryRun, Results: results}
 	if len(opts.Ports) > 0 {
-		rep.Ports = portStates(opts.Ports, results)
+		rep.Ports = portStates(opts.Ports)
 	}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
@@ -85,33 +76,15 @@ func runReclaim(c *cli.Context) error {
 	return nil
 }
 
-// portStates tells which ports are free after reclaim. The holders found
-// before are the answer unless something was signalled; only then are the
-// ports looked up again (another process may have taken one meanwhile).
-func portStates(ports []uint16, results []reclaim.Result) []portState {
-	holders := map[uint16][]int{}
-	signalled := false
-	for _, r := range results {
-		signalled = signalled || len(r.Signals) > 0
-		for _, l := range r.Ports {
-			holders[l.Port] = append(holders[l.Port], r.PID)
-		}
+// portStates tells which ports are free after reclaim, looked up again:
+// something may have been signalled, and a holder that tether cannot see
+// (another user's) still holds its port.
+func portStates(ports []uint16) []reclaim.PortState {
+	st, err := reclaim.PortStates(ports)
+	if err != nil {
+		return nil
 	}
-	if signalled {
-		holders = map[uint16][]int{}
-		hs, _ := reclaim.Holders(ports)
-		for _, h := range hs {
-			holders[h.Listener.Port] = append(holders[h.Listener.Port], h.PID)
-		}
-	}
-	var out []portState
-	for _, p := range ports {
-		hs := holders[p]
-		sort.Ints(hs)
-		hs = slices.Compact(hs)
-		out = append(out, portState{Port: p, Free: len(hs) == 0, Holders: hs})
-	}
-	return out
+	return st
 }
 
 func writeReclaim(w io.Writer, rep reclaimReport) error {
@@ -142,14 +115,24 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 		fmt.Fprintf(&b, "reclaimed %d of %d selected (%d found)\n", done, selected, len(rep.Results))
 	}
 	for _, p := range rep.Ports {
-		if p.Free {
-			fmt.Fprintf(&b, "port %d: free\n", p.Port)
-		} else {
-			fmt.Fprintf(&b, "port %d: held by %s\n", p.Port, joinInts(p.Holders))
-		}
+		fmt.Fprintf(&b, "port %d: %s\n", p.Port, portText(p))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func portText(p reclaim.PortState) string {
+	if p.Free {
+		return "free"
+	}
+	var by []string
+	if len(p.Holders) > 0 {
+		by = append(by, joinInts(p.Holders))
+	}
+	if len(p.Hidden) > 0 {
+		by = append(by, "a process of uid "+joinInts(p.Hidden)+" that tether cannot see")
+	}
+	return "held by " + strings.Join(by, " and ")
 }
 
 func displayName(p reclaim.Process) string {

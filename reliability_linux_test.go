@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -94,6 +95,32 @@ func TestReclaimAsOtherUserSignalsNothing(t *testing.T) {
 	select {
 	case <-p.Done():
 		t.Fatal("reclaim as another user signalled a process it cannot verify")
+	default:
+	}
+}
+
+// A port whose holder tether cannot see (another user's process) is not
+// "free", and tether run --port refuses it.
+func TestHiddenHolderIsNotFree(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run tether as uid 65534")
+	}
+	p, port := startListener(t, nil)
+	asNobody := func(args ...string) result {
+		cmd := exec.Command(tetherBin, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.Dir = "/"
+		return tetherCmd(t, cmd, nil)
+	}
+	r := asNobody("reclaim", "--port", port)
+	if r.code != 0 || !strings.Contains(r.stdout, "port "+port+": held by a process of uid 0 that tether cannot see") {
+		t.Errorf("reclaim: %+v", r)
+	}
+	r = asNobody("run", "--port", port, "--", "/bin/true")
+	wantUsage(t, r, port)
+	select {
+	case <-p.Done():
+		t.Fatal("the hidden holder was signalled")
 	default:
 	}
 }

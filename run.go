@@ -119,6 +119,18 @@ func freePorts(ports []uint16, m probe.Markers, grace time.Duration) error {
 				portsOf(p), p.PID, holderCommand(p), why)
 		}
 	}
+	// A socket on the port whose holder is out of sight (another user's
+	// process) cannot be verified: refuse, fail closed.
+	states, err := reclaim.PortStates(ports)
+	if err != nil {
+		return cli.Exit("tether run: --port: "+err.Error(), exitUsage)
+	}
+	for _, st := range states {
+		if len(st.Hidden) > 0 {
+			return usagef("tether run: port %d is held by a process of uid %s that tether cannot see; nothing was signalled",
+				st.Port, joinInts(st.Hidden))
+		}
+	}
 	for _, r := range reclaim.Terminate(found, opts, reclaim.Action{Grace: grace}) {
 		if r.Outcome != reclaim.Exited && r.Outcome != reclaim.AlreadyGone {
 			return usagef("tether run: port %s: stranded holder PID %d (%s) not reclaimed: %s %s",

@@ -3,6 +3,7 @@ package reclaim
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 )
 
@@ -26,6 +27,7 @@ type Listener struct {
 	Proto string     `json:"proto"` // tcp or udp
 	Addr  netip.Addr `json:"addr"`
 	Port  uint16     `json:"port"`
+	UID   int        `json:"-"` // the socket's owner
 	Inode uint64     `json:"-"`
 }
 
@@ -37,4 +39,54 @@ func (l Listener) String() string {
 type Holder struct {
 	PID      int
 	Listener Listener
+}
+
+// PortState is what serves one port: whether anything does, and the
+// processes seen holding it. A port can be held with no holder in sight:
+// another user's process, whose fd table cannot be read.
+type PortState struct {
+	Port    uint16 `json:"port"`
+	Free    bool   `json:"free"`
+	Holders []int  `json:"holders,omitempty"`
+	// Hidden are the owners (uids) of sockets on the port whose holding
+	// process could not be seen.
+	Hidden []int `json:"hidden_owners,omitempty"`
+}
+
+// PortStates looks the ports up now.
+func PortStates(ports []uint16) ([]PortState, error) {
+	want := map[uint16]bool{}
+	for _, p := range ports {
+		want[p] = true
+	}
+	ls, err := listeners(want)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[uint64]bool{}
+	byPort := map[uint16]*PortState{}
+	out := make([]PortState, len(ports))
+	for i, p := range ports {
+		out[i] = PortState{Port: p, Free: true}
+		byPort[p] = &out[i]
+	}
+	for _, h := range holders(ls) {
+		st := byPort[h.Listener.Port]
+		seen[h.Listener.Inode] = true
+		if !slices.Contains(st.Holders, h.PID) {
+			st.Holders = append(st.Holders, h.PID)
+		}
+	}
+	for ino, l := range ls {
+		st := byPort[l.Port]
+		st.Free = false
+		if !seen[ino] && !slices.Contains(st.Hidden, l.UID) {
+			st.Hidden = append(st.Hidden, l.UID)
+		}
+	}
+	for i := range out {
+		slices.Sort(out[i].Holders)
+		slices.Sort(out[i].Hidden)
+	}
+	return out, nil
 }

@@ -114,6 +114,7 @@ func parseDiagMsg(m []byte, proto string) (Listener, bool) {
 	default:
 		return Listener{}, false
 	}
+	l.UID = int(binary.NativeEndian.Uint32(m[64:68]))
 	l.Inode = uint64(binary.NativeEndian.Uint32(m[68:72]))
 	return l, true
 }

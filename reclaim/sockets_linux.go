@@ -48,7 +48,7 @@ func tableListeners(ports map[uint16]bool) (map[uint64]Listener, error) {
 			if !serving || s.Inode == 0 || (ports != nil && !ports[s.Port]) {
 				continue
 			}
-			out[s.Inode] = Listener{Proto: t.proto, Addr: s.Addr.Unmap(), Port: s.Port, Inode: s.Inode}
+			out[s.Inode] = Listener{Proto: t.proto, Addr: s.Addr.Unmap(), Port: s.Port, UID: s.UID, Inode: s.Inode}
 		}
 	}
 	return out, nil
