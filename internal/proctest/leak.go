@@ -3,13 +3,14 @@
 package proctest
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tetherproc/tether/probe"
 )
 
 var ids sync.Map
@@ -21,7 +22,7 @@ func registered(t testing.TB, id string) bool {
 
 // Alive returns the live (non-zombie) processes that carry the test id.
 func Alive(id string) []int {
-	entry := []byte(IDVar + "=" + id + "\x00")
+	entry := IDVar + "=" + id
 	dir, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -32,16 +33,13 @@ func Alive(id string) []int {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
-		if err != nil || !bytes.Contains(append([]byte{0}, env...), append([]byte{0}, entry...)) {
+		env, err := probe.ReadEnviron(pid)
+		if err != nil || !probe.HasEntry(env, entry) {
 			continue
 		}
-		if stat, err := os.ReadFile("/proc/" + d.Name() + "/stat"); err == nil {
-			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-				continue
-			}
+		if p, err := probe.ReadProcess(pid); err == nil && !p.Zombie {
+			pids = append(pids, pid)
 		}
-		pids = append(pids, pid)
 	}
 	return pids
 }
