@@ -54,14 +54,19 @@ func runReclaim(c *cli.Context) error {
 	if act.Grace < 0 {
 		return usagef("tether reclaim: --grace: negative duration %q", act.Grace)
 	}
-	results, err := reclaim.Reclaim(opts, act)
+	found, ports, err := reclaim.FindWithPorts(opts)
 	if err != nil {
 		return cli.Exit("tether reclaim: "+err.Error(), exitUsage)
 	}
-	rep := reclaimReport{DryRun: act.DryRun, Results: results}
-	if len(opts.Ports) > 0 {
-		rep.Ports = portStates(opts.Ports)
+	results := reclaim.Terminate(found, opts, act)
+	if len(opts.Ports) > 0 && signalled(results) {
+		// What was signalled is gone, and something else may have
+		// taken a port meanwhile: look again.
+		if ports, err = reclaim.PortStates(opts.Ports); err != nil {
+			ports = nil
+		}
 	}
+	rep := reclaimReport{DryRun: act.DryRun, Results: results, Ports: ports}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else {
@@ -76,15 +81,13 @@ func runReclaim(c *cli.Context) error {
 	return nil
 }
 
-// portStates tells which ports are free after reclaim, looked up again:
-// something may have been signalled, and a holder that tether cannot see
-// (another user's) still holds its port.
-func portStates(ports []uint16) []reclaim.PortState {
-	st, err := reclaim.PortStates(ports)
-	if err != nil {
-		return nil
+func signalled(results []reclaim.Result) bool {
+	for _, r := range results {
+		if len(r.Signals) > 0 {
+			return true
+		}
 	}
-	return st
+	return false
 }
 
 func writeReclaim(w io.Writer, rep reclaimReport) error {

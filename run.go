@@ -109,7 +109,7 @@ func freePorts(ports []uint16, m probe.Markers, grace time.Duration) error {
 		return nil
 	}
 	opts := reclaim.Options{Markers: m, Ports: ports}
-	found, err := reclaim.Find(opts)
+	found, states, err := reclaim.FindWithPorts(opts)
 	if err != nil {
 		return cli.Exit("tether run: --port: "+err.Error(), exitUsage)
 	}
@@ -121,10 +121,6 @@ func freePorts(ports []uint16, m probe.Markers, grace time.Duration) error {
 	}
 	// A socket on the port whose holder is out of sight (another user's
 	// process) cannot be verified: refuse, fail closed.
-	states, err := reclaim.PortStates(ports)
-	if err != nil {
-		return cli.Exit("tether run: --port: "+err.Error(), exitUsage)
-	}
 	for _, st := range states {
 		if len(st.Hidden) > 0 {
 			return usagef("tether run: port %d is held by a process of uid %s that tether cannot see; nothing was signalled",

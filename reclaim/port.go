@@ -53,16 +53,39 @@ type PortState struct {
 	Hidden []int `json:"hidden_owners,omitempty"`
 }
 
+// Holders returns the processes that serve any of the ports, over TCP or
+// UDP, IPv4 or IPv6, in this network namespace.
+func Holders(ports []uint16) ([]Holder, error) {
+	_, hs, err := lookupPorts(ports)
+	return hs, err
+}
+
 // PortStates looks the ports up now.
 func PortStates(ports []uint16) ([]PortState, error) {
+	ls, hs, err := lookupPorts(ports)
+	if err != nil {
+		return nil, err
+	}
+	return portStates(ports, ls, hs), nil
+}
+
+// lookupPorts reads the sockets that serve the ports and the processes
+// that hold them: the one walk of every fd table that port lookups make.
+func lookupPorts(ports []uint16) (map[uint64]Listener, []Holder, error) {
 	want := map[uint16]bool{}
 	for _, p := range ports {
 		want[p] = true
 	}
 	ls, err := listeners(want)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return ls, holders(ls), nil
+}
+
+// portStates tells, per port, whether anything serves it, which visible
+// processes hold it, and the owners of sockets whose holder is out of sight.
+func portStates(ports []uint16, ls map[uint64]Listener, hs []Holder) []PortState {
 	seen := map[uint64]bool{}
 	byPort := map[uint16]*PortState{}
 	out := make([]PortState, len(ports))
@@ -70,7 +93,7 @@ func PortStates(ports []uint16) ([]PortState, error) {
 		out[i] = PortState{Port: p, Free: true}
 		byPort[p] = &out[i]
 	}
-	for _, h := range holders(ls) {
+	for _, h := range hs {
 		st := byPort[h.Listener.Port]
 		seen[h.Listener.Inode] = true
 		if !slices.Contains(st.Holders, h.PID) {
@@ -88,5 +111,5 @@ func PortStates(ports []uint16) ([]PortState, error) {
 		slices.Sort(out[i].Holders)
 		slices.Sort(out[i].Hidden)
 	}
-	return out, nil
+	return out
 }

@@ -92,16 +92,26 @@ func supervisorNote(p Process) string {
 // every holder of those ports instead, tethered or not, so that a caller
 // can say who holds a port it will not touch.
 func Find(opts Options) ([]Process, error) {
+	found, _, err := FindWithPorts(opts)
+	return found, err
+}
+
+// FindWithPorts is Find that also says, from the same lookup, what serves
+// each port of opts.Ports (nil without ports): one walk of the fd tables
+// answers both.
+func FindWithPorts(opts Options) ([]Process, []PortState, error) {
 	if err := opts.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var pids []int
+	var states []PortState
 	ports := map[int][]Listener{}
 	if len(opts.Ports) > 0 {
-		hs, err := Holders(opts.Ports)
+		ls, hs, err := lookupPorts(opts.Ports)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		states = portStates(opts.Ports, ls, hs)
 		for _, h := range hs {
 			if _, ok := ports[h.PID]; !ok {
 				pids = append(pids, h.PID)
@@ -119,7 +129,7 @@ func Find(opts Options) ([]Process, error) {
 		id := processIdentity(pid)
 		r, err := probe.Check(pid, probe.Options{Markers: opts.Markers, Name: opts.Name})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(opts.Ports) == 0 && (!r.Tethered || (opts.RunID != "" && r.RunID != opts.RunID)) {
 			continue // changed since the scan, or another run
@@ -128,7 +138,7 @@ func Find(opts Options) ([]Process, error) {
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
-	return out, nil
+	return out, states, nil
 }
 
 // protectedPIDs are never signalled: PID 1, this process and its

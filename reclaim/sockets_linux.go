@@ -121,20 +121,6 @@ func holders(ls map[uint64]Listener) []Holder {
 	return out
 }
 
-// Holders returns the processes that serve any of the ports, over TCP or
-// UDP, IPv4 or IPv6, in this network namespace.
-func Holders(ports []uint16) ([]Holder, error) {
-	want := map[uint16]bool{}
-	for _, p := range ports {
-		want[p] = true
-	}
-	ls, err := listeners(want)
-	if err != nil {
-		return nil, err
-	}
-	return holders(ls), nil
-}
-
 // listenersOf returns the listeners pid holds, given all listeners.
 func listenersOf(pid int, ls map[uint64]Listener) []Listener {
 	procfd, err := unix.Open("/proc", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
