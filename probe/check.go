@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Options says what Check looks for.
@@ -29,6 +30,12 @@ func (o Options) Validate() error {
 // while it was being read.
 const attempts = 3
 
+// execWait bounds how long Check waits for a process in the middle of an
+// execve to lay out its environment. The window is normally microseconds;
+// the bound is for a loaded machine, and past it the verdict is
+// Unverifiable rather than a guess.
+const execWait = 500 * time.Millisecond
+
 // Check reads the process pid and gives its verdict. It signals nothing.
 // The error is only for bad input (pid <= 0, invalid options); everything
 // about the process itself, including failures to read it, is in the
@@ -41,25 +48,47 @@ func Check(pid int, opts Options) (Report, error) {
 		return Report{}, err
 	}
 	var r Report
-	for i := 0; i < attempts; i++ {
-		var stable bool
-		r, stable = checkOnce(pid, opts)
-		if stable {
+	pause, waited := time.Millisecond, time.Duration(0)
+	for i := 0; i < attempts; {
+		var o outcome
+		r, o = checkOnce(pid, opts)
+		if o == settled {
 			break
 		}
+		if o == recycled {
+			i++
+			continue
+		}
+		if waited >= execWait {
+			break
+		}
+		time.Sleep(pause)
+		waited += pause
+		pause *= 2
 	}
 	r.Tethered = r.Verdict.Tethered()
 	return r, nil
 }
 
-// checkOnce returns stable=false when the process's start time changed
-// between the first and the last read: the PID was recycled under us, and
-// the environment read may belong to either process.
-func checkOnce(pid int, opts Options) (r Report, stable bool) {
+// outcome says whether a report from checkOnce can be given.
+type outcome int
+
+const (
+	settled  outcome = iota
+	recycled         // the start time changed between the first and the last read
+	inExec           // the process is in the middle of an execve
+)
+
+// checkOnce reads the process once. It returns recycled when the start
+// time changed between the first and the last read: the PID changed hands
+// under us, and the environment read may belong to either process. It
+// returns inExec, with an Unverifiable report, when the environment read
+// as empty because an execve had not yet laid it out.
+func checkOnce(pid int, opts Options) (r Report, o outcome) {
 	r.PID = pid
 	p, err := ReadProcess(pid)
 	if err != nil {
-		return failed(r, err), true
+		return failed(r, err), settled
 	}
 	r.PPID, r.PGID, r.StartTime, r.Comm = p.PPID, p.PGID, p.Start, p.Comm
 	if p.UID >= 0 {
@@ -68,28 +97,36 @@ func checkOnce(pid int, opts Options) (r Report, stable bool) {
 	}
 	if p.Zombie {
 		r.Verdict, r.Reason = Zombie, "exited, not yet reaped by its parent"
-		return r, true
+		return r, settled
 	}
 	if p.KernelThread {
 		r.Verdict, r.Reason = Foreign, "a kernel thread"
-		return r, true
+		return r, settled
 	}
 	env, envErr := ReadEnviron(pid)
+	if envErr == nil && len(env) == 0 {
+		if Executing(pid) {
+			r.Verdict, r.Reason = Unverifiable, "in the middle of an execve: its environment is not laid out yet"
+			return r, inExec
+		}
+		// The execve may have finished between the two reads.
+		env, envErr = ReadEnviron(pid)
+	}
 	r.Command, _ = ReadCmdline(pid)
 
 	again, err := readStat(pid)
 	switch {
 	case err != nil:
-		return failed(r, err), true
+		return failed(r, err), settled
 	case again.Start != p.Start:
-		return r, false
+		return r, recycled
 	case again.Zombie():
 		// Exited while being read; a zombie's environ is gone (ESRCH) or
 		// empty, depending on the kernel.
 		r.Verdict, r.Reason = Zombie, "exited, not yet reaped by its parent"
-		return r, true
+		return r, settled
 	case envErr != nil:
-		return failed(r, envErr), true
+		return failed(r, envErr), settled
 	}
 
 	m := opts.Markers.orDefault()
@@ -97,10 +134,10 @@ func checkOnce(pid int, opts Options) (r Report, stable bool) {
 	r.RunID, _ = Lookup(env, RunIDVar)
 	if !m.Match(env, opts.Name) {
 		r.Verdict, r.Reason = Foreign, m.mismatch(env, opts.Name)
-		return r, true
+		return r, settled
 	}
 	r.Verdict, r.Reason = strandedness(&r, env, p)
-	return r, true
+	return r, settled
 }
 
 // strandedness applies the protocol: stranded when the process named by

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -326,4 +327,32 @@ func BenchmarkCheck(b *testing.B) {
 			b.Fatalf("%v %+v", err, r)
 		}
 	}
+}
+
+// Only a process between the two halves of an execve counts as
+// executing; the ones whose environment is empty for good do not, and a
+// check of them is not held up waiting for an environment to appear.
+func TestExecutingOnlyMidExec(t *testing.T) {
+	bare := exec.Command("/bin/sleep", "30")
+	bare.Env = []string{}
+	if err := bare.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = bare.Process.Kill(); _ = bare.Wait() }()
+	proctest.Eventually(t, "sleep has exec'd", func() bool {
+		cmd, _ := probe.ReadCmdline(bare.Process.Pid)
+		return len(cmd) > 0
+	})
+	z := proctest.StartUnreaped(t, proctest.Exit, proctest.Options{})
+	waitZombie(t, z.PID())
+	for _, c := range []struct {
+		what string
+		pid  int
+	}{{"an empty environment", bare.Process.Pid}, {"a zombie", z.PID()}, {"a kernel thread", 2}, {"this process", os.Getpid()}} {
+		if probe.Executing(c.pid) {
+			t.Errorf("%s (%d) counts as executing", c.what, c.pid)
+		}
+	}
+	r := check(t, bare.Process.Pid, probe.Options{})
+	wantVerdict(t, r, probe.Foreign)
 }

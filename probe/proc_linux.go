@@ -153,3 +153,18 @@ func StartedAt(start uint64) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("no btime in /proc/stat")
 }
+
+// Executing reports whether pid is inside an execve: its new image is in
+// place but has not yet laid out its arguments and environment, so both
+// read as empty. Until then nothing can tell a tethered process from a
+// foreign one, and an empty environment read in that window must not be
+// taken for the process's own. Kernel threads and zombies, whose files
+// are empty for good, are not executing.
+func Executing(pid int) bool {
+	data, err := readProcFile(pid, "cmdline")
+	if err != nil || len(data) > 0 {
+		return false
+	}
+	st, err := readStat(pid)
+	return err == nil && !st.KernelThread() && !st.Zombie()
+}

@@ -36,3 +36,6 @@ func readStat(pid int) (Stat, error) { return Stat{}, unsupported(pid) }
 
 // StartedAt fails: this platform has no reader.
 func StartedAt(start uint64) (time.Time, error) { return time.Time{}, unsupported(0) }
+
+// Executing is false: this platform has no reader.
+func Executing(pid int) bool { return false }

@@ -81,8 +81,8 @@ func readInto(path string, buf []byte) ([]byte, error) {
 }
 
 // scanTethered walks /proc once and returns the PIDs whose environment
-// matches the markers and name: a cheap first pass, each match verified by
-// probe.Check afterwards. Unless anyUser, other users' processes (by the
+// matches the markers and name, and those caught in the middle of an
+// execve: a cheap first pass, each one verified by probe.Check afterwards. Unless anyUser, other users' processes (by the
 // owner of /proc/PID) are skipped before their environment is read.
 func scanTethered(m probe.Markers, name string, anyUser bool) []int {
 	pids := allPIDs()
@@ -105,7 +105,12 @@ func scanTethered(m probe.Markers, name string, anyUser bool) []int {
 		}
 		env, err := readInto(dir+"/environ", *buf)
 		*buf = env
-		if err != nil || !match.Match(env) {
+		if err != nil {
+			return
+		}
+		// A process in the middle of an execve reads as having no
+		// environment; it goes to probe.Check, which waits the exec out.
+		if !match.Match(env) && (len(env) > 0 || !probe.Executing(pid)) {
 			return
 		}
 		mu.Lock()

@@ -1,8 +1,10 @@
 package spawn_test
 
 import (
+	"fmt"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -111,5 +113,58 @@ func TestStartedChildIsTethered(t *testing.T) {
 	r, err := probe.Check(cmd.Process.Pid, probe.Options{Name: "sleeper"})
 	if err != nil || r.Verdict != probe.Supervised || r.PGID != cmd.Process.Pid {
 		t.Errorf("%v %+v", err, r)
+	}
+}
+
+// A child checked the moment Start returns is already recognised. Start
+// returns once the child's execve has begun, and for a moment after that
+// the new image has not yet laid out its environment, which then reads as
+// empty; a check must wait that moment out rather than call the child
+// foreign. Several starters side by side and three busy shells load the
+// machine so that the moment is hit: without the wait, about one check in
+// a few thousand failed this way under this load.
+func TestCheckedTheMomentStartReturns(t *testing.T) {
+	const starters, each = 4, 200
+	for i := 0; i < 3; i++ {
+		busy := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		busy.Env = proctest.Env(t)
+		if err := busy.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = busy.Process.Kill(); _ = busy.Wait() }()
+	}
+	env := proctest.Env(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var wrong []string
+	for s := 0; s < starters; s++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				cmd := exec.Command("/bin/sleep", "30")
+				cmd.Env = env
+				if _, err := spawn.Prepare(cmd, spawn.Options{Name: "quick"}); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := spawn.Start(cmd); err != nil {
+					t.Error(err)
+					return
+				}
+				r, err := probe.Check(cmd.Process.Pid, probe.Options{Name: "quick"})
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				if err != nil || r.Verdict != probe.Supervised {
+					mu.Lock()
+					wrong = append(wrong, fmt.Sprintf("%d: %s (%s) %v", r.PID, r.Verdict, r.Reason, err))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(wrong) > 0 {
+		t.Errorf("%d of %d children checked right after Start were not supervised: %s", len(wrong), starters*each, strings.Join(wrong, "; "))
 	}
 }

@@ -127,9 +127,10 @@ func WatchdogMain(args []string) int {
 // endRun terminates every process that carries the run id: TERM, up to
 // grace for them to go, then KILL, until none is left. Processes forked in
 // the meantime carry the id too and are found by the next round. One empty
-// scan is not the end: a process in the middle of an execve can read as
-// having no environment, so the scans go on until they have come back
-// empty for quietFor.
+// scan is not the end: a process in the middle of an execve reads as
+// having no environment, and one forked a moment ago may not be listed
+// yet, so the scans go on until they have come back empty, with no exec
+// in progress anywhere, for quietFor.
 func endRun(runID string, grace time.Duration) {
 	const quietFor = 250 * time.Millisecond
 	entry := probe.RunIDVar + "=" + runID
@@ -138,8 +139,8 @@ func endRun(runID string, grace time.Duration) {
 	termed := map[member]bool{}
 	var quietSince time.Time
 	for time.Now().Before(giveUp) {
-		ms := findRun(entry)
-		if len(ms) == 0 {
+		ms, executing := findRun(entry)
+		if len(ms) == 0 && !executing {
 			if quietSince.IsZero() {
 				quietSince = time.Now()
 			} else if time.Since(quietSince) >= quietFor {
@@ -165,21 +166,29 @@ func endRun(runID string, grace time.Duration) {
 // findRun scans /proc for live processes whose environment holds entry
 // exactly: once the supervisor is gone, its tree is scattered and the run
 // id is the only thing that still ties it together.
-func findRun(entry string) []member {
+//
+// executing says that some process was in the middle of an execve and
+// could not be told apart yet.
+func findRun(entry string) (out []member, executing bool) {
 	dir, err := os.Open("/proc")
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	names, _ := dir.Readdirnames(-1)
 	dir.Close()
 	self := os.Getpid()
-	var out []member
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
 		if err != nil || pid == self {
 			continue
 		}
 		env, err := probe.ReadEnviron(pid)
+		if err == nil && len(env) == 0 && probe.Executing(pid) {
+			// Its environment is not laid out yet: it may be one of
+			// the run's, so the scan is not empty.
+			executing = true
+			continue
+		}
 		if err != nil || !probe.HasEntry(env, entry) {
 			continue
 		}
@@ -189,5 +198,5 @@ func findRun(entry string) []member {
 		}
 		out = append(out, member{pid: pid, start: p.Start})
 	}
-	return out
+	return out, executing
 }
