@@ -114,7 +114,7 @@ func checkOnce(pid int, opts Options) (r Report, o outcome) {
 	}
 	r.Command, _ = ReadCmdline(pid)
 
-	again, err := readStat(pid)
+	again, err := ReadStat(pid)
 	switch {
 	case err != nil:
 		return failed(r, err), settled

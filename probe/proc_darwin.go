@@ -93,7 +93,8 @@ func ReadCmdline(pid int) ([]string, error) {
 	return pa.Args, err
 }
 
-func readStat(pid int) (Stat, error) {
+// ReadStat gives the fields of Stat that macOS has, from ReadProcess.
+func ReadStat(pid int) (Stat, error) {
 	p, err := ReadProcess(pid)
 	if err != nil {
 		return Stat{}, err

@@ -70,7 +70,7 @@ func ReadProcess(pid int) (Process, error) {
 	if pid <= 0 {
 		return Process{}, fmt.Errorf("read process %d: %w", pid, ErrGone)
 	}
-	st, err := readStat(pid)
+	st, err := ReadStat(pid)
 	if err != nil {
 		return Process{}, err
 	}
@@ -98,9 +98,10 @@ func ReadProcess(pid int) (Process, error) {
 	}, nil
 }
 
-// readStat reads /proc/PID/stat alone: enough to see whether the process
+// ReadStat reads /proc/PID/stat alone: enough to see whether the process
 // read a moment ago still holds the PID (same start time) or has exited.
-func readStat(pid int) (Stat, error) {
+// Unlike ReadProcess it does not tell a thread id from a process id.
+func ReadStat(pid int) (Stat, error) {
 	data, err := readProcFile(pid, "stat")
 	if err != nil {
 		return Stat{}, err
@@ -165,6 +166,6 @@ func Executing(pid int) bool {
 	if err != nil || len(data) > 0 {
 		return false
 	}
-	st, err := readStat(pid)
+	st, err := ReadStat(pid)
 	return err == nil && !st.KernelThread() && !st.Zombie()
 }

@@ -32,7 +32,8 @@ func ReadEnviron(pid int) ([]string, error) { return nil, unsupported(pid) }
 // ReadCmdline fails closed: this platform has no reader.
 func ReadCmdline(pid int) ([]string, error) { return nil, unsupported(pid) }
 
-func readStat(pid int) (Stat, error) { return Stat{}, unsupported(pid) }
+// ReadStat fails closed: this platform has no reader.
+func ReadStat(pid int) (Stat, error) { return Stat{}, unsupported(pid) }
 
 // StartedAt fails: this platform has no reader.
 func StartedAt(start uint64) (time.Time, error) { return time.Time{}, unsupported(0) }

@@ -234,17 +234,11 @@ func (s *supervisor) reap() {
 // tree lists the live processes of the command's tree: tether's subtree
 // without its watchdog.
 func (s *supervisor) tree() []member {
-	ms := subtree(os.Getpid())
-	if s.wd == nil {
-		return ms
+	skip := 0
+	if s.wd != nil {
+		skip = s.wd.pid
 	}
-	out := ms[:0]
-	for _, m := range ms {
-		if m.pid != s.wd.pid {
-			out = append(out, m)
-		}
-	}
-	return out
+	return subtree(os.Getpid(), skip)
 }
 
 // signalTree signals every live process of the tree.

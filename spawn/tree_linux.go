@@ -41,14 +41,16 @@ func children(pid int) []int {
 	return out
 }
 
-// subtree lists the live (non-zombie) descendants of root. As a child
-// subreaper, tether stays an ancestor of everything its command starts,
-// setsid and double forks included, so its subtree is the whole tree and
-// no scan of all of /proc is needed.
-func subtree(root int) []member {
+// subtree lists the live (non-zombie) descendants of root, leaving out
+// skip and its own descendants. As a child subreaper, tether stays an
+// ancestor of everything its command starts, setsid and double forks
+// included, so its subtree is the whole tree and no scan of all of /proc
+// is needed. A children list names processes, never threads, so the stat
+// file alone says enough about each.
+func subtree(root, skip int) []member {
 	var out []member
 	queue := children(root)
-	seen := map[int]bool{}
+	seen := map[int]bool{skip: true}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
@@ -56,12 +58,12 @@ func subtree(root int) []member {
 			continue
 		}
 		seen[pid] = true
-		p, err := probe.ReadProcess(pid)
+		st, err := probe.ReadStat(pid)
 		if err != nil {
 			continue
 		}
-		if !p.Zombie {
-			out = append(out, member{pid: pid, start: p.Start})
+		if !st.Zombie() {
+			out = append(out, member{pid: pid, start: st.Start})
 		}
 		queue = append(queue, children(pid)...)
 	}
@@ -78,8 +80,8 @@ func signalMember(m member, sig syscall.Signal) bool {
 		return false
 	}
 	defer unix.Close(fd)
-	p, err := probe.ReadProcess(m.pid)
-	if err != nil || p.Start != m.start {
+	st, err := probe.ReadStat(m.pid)
+	if err != nil || st.Start != m.start {
 		return false
 	}
 	return unix.PidfdSendSignal(fd, sig, nil, 0) == nil

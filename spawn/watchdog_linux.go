@@ -192,11 +192,11 @@ func findRun(entry string) (out []member, executing bool) {
 		if err != nil || !probe.HasEntry(env, entry) {
 			continue
 		}
-		p, err := probe.ReadProcess(pid)
-		if err != nil || p.Zombie {
+		st, err := probe.ReadStat(pid)
+		if err != nil || st.Zombie() {
 			continue
 		}
-		out = append(out, member{pid: pid, start: p.Start})
+		out = append(out, member{pid: pid, start: st.Start})
 	}
 	return out, executing
 }
