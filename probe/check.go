@@ -104,13 +104,8 @@ func checkOnce(pid int, opts Options) (r Report, o outcome) {
 		return r, settled
 	}
 	env, envErr := ReadEnviron(pid)
-	if envErr == nil && len(env) == 0 {
-		if Executing(pid) {
-			r.Verdict, r.Reason = Unverifiable, "in the middle of an execve: its environment is not laid out yet"
-			return r, inExec
-		}
-		// The execve may have finished between the two reads.
-		env, envErr = ReadEnviron(pid)
+	if errors.Is(envErr, ErrExecuting) {
+		return failed(r, envErr), inExec
 	}
 	r.Command, _ = ReadCmdline(pid)
 

@@ -115,9 +115,18 @@ func ReadStat(pid int) (Stat, error) {
 
 // ReadEnviron reads the environment pid was started with. ErrGone covers
 // a zombie too (the kernel answers ESRCH for its environ): read the
-// process again to tell the two apart.
+// process again to tell the two apart. A process in the middle of an
+// execve gives ErrExecuting, never an empty environment that is not its
+// own.
 func ReadEnviron(pid int) ([]string, error) {
 	data, err := readProcFile(pid, "environ")
+	if err == nil && len(data) == 0 {
+		if Executing(pid) {
+			return nil, &readError{what: "read " + procPath(pid, "environ"), kind: ErrUnverifiable, err: ErrExecuting}
+		}
+		// The execve may have finished between the two reads.
+		data, err = readProcFile(pid, "environ")
+	}
 	if err != nil {
 		return nil, err
 	}

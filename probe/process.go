@@ -27,6 +27,10 @@ var (
 	// cannot be read: another user's, hidden by hidepid, or an operating
 	// system probe has no reader for.
 	ErrUnverifiable = errors.New("cannot be verified")
+	// ErrExecuting means the process is in the middle of an execve and
+	// its environment is not laid out yet: read it again in a moment. It
+	// comes wrapped with ErrUnverifiable.
+	ErrExecuting = errors.New("in the middle of an execve: its environment is not laid out yet")
 )
 
 // ThreadError is returned for the id of a thread that is not the main

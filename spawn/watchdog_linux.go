@@ -1,6 +1,7 @@
 package spawn
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -183,9 +184,8 @@ func findRun(entry string) (out []member, executing bool) {
 			continue
 		}
 		env, err := probe.ReadEnviron(pid)
-		if err == nil && len(env) == 0 && probe.Executing(pid) {
-			// Its environment is not laid out yet: it may be one of
-			// the run's, so the scan is not empty.
+		if errors.Is(err, probe.ErrExecuting) {
+			// It may be one of the run's: the scan is not empty.
 			executing = true
 			continue
 		}
