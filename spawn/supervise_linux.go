@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/probe"
 )
 
 // Forwarded are the signals Supervise passes on to the command's group.
@@ -54,16 +56,11 @@ func Supervise(cfg Config) (int, error) {
 	if len(cfg.Args) == 0 {
 		return 0, &StartError{Status: 125, Err: errors.New("no command")}
 	}
-	path, err := lookPath(cfg.Args[0])
-	if err != nil {
-		return 0, err
+	// The watchdog needs only the run id; it starts first and boots while
+	// the rest is set up, and the command starts only once it exists.
+	if cfg.Options.RunID == "" {
+		cfg.Options.RunID = probe.NewRunID()
 	}
-	opts, err := cfg.Options.resolve(path)
-	if err != nil {
-		return 0, &StartError{Status: 125, Err: err}
-	}
-	// The watchdog starts first and boots while the rest is set up; the
-	// command starts only once it exists.
 	type started struct {
 		wd  *watchdog
 		err error
@@ -71,7 +68,7 @@ func Supervise(cfg Config) (int, error) {
 	wdc := make(chan started, 1)
 	if cfg.WatchdogPath != "" {
 		go func() {
-			wd, err := startWatchdog(cfg.WatchdogPath, opts.RunID, cfg.Grace)
+			wd, err := startWatchdog(cfg.WatchdogPath, cfg.Options.RunID, cfg.Grace)
 			wdc <- started{wd, err}
 		}()
 	} else {
@@ -83,24 +80,45 @@ func Supervise(cfg Config) (int, error) {
 		wd = w.wd
 		return w.err
 	})
+	var sigs chan os.Signal
 	// Whatever way Supervise returns, the watchdog is stopped last, after
-	// the tree is cleaned up.
+	// the tree is cleaned up. Unregistering the signals waits on the
+	// runtime's signal thread as stopping the watchdog waits on its death,
+	// so the two wait side by side.
 	defer func() {
+		var unnotified chan struct{}
+		if sigs != nil {
+			unnotified = make(chan struct{})
+			go func() { signal.Stop(sigs); close(unnotified) }()
+		}
 		_ = waitWatchdog()
 		if wd != nil {
 			wd.stop()
 		}
+		if unnotified != nil {
+			<-unnotified
+		}
 	}()
-	cmd := &exec.Cmd{Path: path, Args: cfg.Args, Stdin: or(cfg.Stdin, os.Stdin), Stdout: or(cfg.Stdout, os.Stdout), Stderr: or(cfg.Stderr, os.Stderr)}
-	if _, err := Prepare(cmd, opts); err != nil {
+	path, err := lookPath(cfg.Args[0])
+	if err != nil {
+		return 0, err
+	}
+	opts, err := cfg.Options.resolve(path)
+	if err != nil {
 		return 0, &StartError{Status: 125, Err: err}
+	}
+	stdin := or(cfg.Stdin, os.Stdin)
+	attr := &syscall.ProcAttr{
+		Env:   opts.environ(nil),
+		Files: []uintptr{stdin.Fd(), or(cfg.Stdout, os.Stdout).Fd(), or(cfg.Stderr, os.Stderr).Fd()},
+		Sys:   &syscall.SysProcAttr{Pdeathsig: opts.Signal, Setpgid: true},
 	}
 
 	s := &supervisor{cfg: cfg, sigs: make(chan os.Signal, 32), tty: -1}
 	// Before the child exists, so that no SIGCHLD or forwarded signal is
 	// lost in between.
 	signal.Notify(s.sigs, append(Forwarded, syscall.SIGCHLD)...)
-	defer signal.Stop(s.sigs)
+	sigs = s.sigs
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
@@ -114,22 +132,27 @@ func Supervise(cfg Config) (int, error) {
 		return 0, &StartError{Status: 125, Err: err}
 	}
 	s.wd = wd
-	if fd, ok := foregroundTTY(cmd.Stdin.(*os.File)); ok {
-		cmd.SysProcAttr.Foreground = true
-		cmd.SysProcAttr.Ctty = fd
+	if fd, ok := foregroundTTY(stdin); ok {
+		attr.Sys.Foreground = true
+		attr.Sys.Ctty = fd
 		s.tty = fd
 	}
-	if err := Start(cmd); err != nil {
+	// The child is reaped by wait4(-1) below, so that one owner sees every
+	// status and none is stolen; os/exec, which would reap it itself, is
+	// not needed here.
+	var pid int
+	err = runOnSpawner(func() (err error) {
+		pid, err = syscall.ForkExec(path, cfg.Args, attr)
+		return err
+	})
+	if err != nil {
 		status := 126
 		if errors.Is(err, fs.ErrNotExist) {
 			status = 127
 		}
-		return 0, &StartError{Status: status, Err: err}
+		return 0, &StartError{Status: status, Err: fmt.Errorf("exec %s: %w", path, err)}
 	}
-	s.child = cmd.Process.Pid
-	// The child is reaped by wait4(-1) below, never by cmd.Wait, so that
-	// one owner sees every status and none is stolen.
-	defer cmd.Process.Release()
+	s.child = pid
 	return s.loop(), nil
 }
 

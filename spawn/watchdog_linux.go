@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strconv"
 	"syscall"
@@ -48,32 +47,36 @@ func startWatchdog(path, runID string, grace time.Duration) (*watchdog, error) {
 		return nil, fmt.Errorf("open watchdog %s: %w", path, err)
 	}
 	defer exe.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("watchdog stdio: %w", err)
+	}
+	defer null.Close()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("watchdog pipe: %w", err)
 	}
 	defer r.Close()
 	args := []string{runID, strconv.FormatInt(int64(grace), 10)}
-	cmd := &exec.Cmd{
-		Path:       path,
-		Args:       append([]string{path, WatchdogArg}, args...),
-		Env:        []string{},
-		ExtraFiles: []*os.File{r, exe},
+	argv := append([]string{path, WatchdogArg}, args...)
+	if _, err := os.Stat(shell); err == nil {
+		path = shell
+		argv = append([]string{WatchdogArg, "-c", watchScript, WatchdogArg}, args...)
+	}
+	// syscall, not os/exec: the supervisor's wait4(-1) reaps the
+	// watchdog like every child, and os/exec would only add its own
+	// bookkeeping (and a probe fork on first use) to the start-up.
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Env:   []string{},
+		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), r.Fd(), exe.Fd()},
 		// Its own session: no terminal signal or group kill aimed at
 		// tether's group reaches it.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
-	}
-	if _, err := os.Stat(shell); err == nil {
-		cmd.Path = shell
-		cmd.Args = append([]string{WatchdogArg, "-c", watchScript, WatchdogArg}, args...)
-	}
-	if err := cmd.Start(); err != nil {
+		Sys: &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("start watchdog %s: %w", cmd.Path, err)
+		return nil, fmt.Errorf("start watchdog %s: %w", path, err)
 	}
-	pid := cmd.Process.Pid
-	// Reaped by the supervisor's own wait4, like every child.
-	_ = cmd.Process.Release()
 	return &watchdog{pid: pid, w: w}, nil
 }
 
