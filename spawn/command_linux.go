@@ -19,9 +19,15 @@ func Prepare(cmd *exec.Cmd, opts Options) (Options, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Pdeathsig = opts.Signal
-	cmd.SysProcAttr.Setpgid = true
+	opts.arm(cmd.SysProcAttr)
 	return opts, nil
+}
+
+// arm gives a child the parent-death signal and a process group of its
+// own, the two things every tethered child is started with.
+func (o Options) arm(a *syscall.SysProcAttr) {
+	a.Pdeathsig = o.Signal
+	a.Setpgid = true
 }
 
 // Start starts a prepared cmd from the spawner thread, so that its

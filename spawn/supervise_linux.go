@@ -111,8 +111,9 @@ func Supervise(cfg Config) (int, error) {
 	attr := &syscall.ProcAttr{
 		Env:   opts.environ(nil),
 		Files: []uintptr{stdin.Fd(), or(cfg.Stdout, os.Stdout).Fd(), or(cfg.Stderr, os.Stderr).Fd()},
-		Sys:   &syscall.SysProcAttr{Pdeathsig: opts.Signal, Setpgid: true},
+		Sys:   &syscall.SysProcAttr{},
 	}
+	opts.arm(attr.Sys)
 
 	s := &supervisor{cfg: cfg, sigs: make(chan os.Signal, 32), tty: -1}
 	// Before the child exists, so that no SIGCHLD or forwarded signal is
