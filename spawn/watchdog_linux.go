@@ -81,8 +81,8 @@ func startWatchdog(path, runID string, grace time.Duration) (*watchdog, error) {
 }
 
 // shell runs the waiting half of the watchdog; without it, the program
-// itself waits.
-const shell = "/bin/sh"
+// itself waits. A variable only so that a test can take it away.
+var shell = "/bin/sh"
 
 // stop ends the watchdog once the supervisor's own cleanup is done. The
 // watchdog is this process's unreaped child, so its PID cannot have been
