@@ -82,8 +82,9 @@ func readInto(path string, buf []byte) ([]byte, error) {
 
 // scanTethered walks /proc once and returns the PIDs whose environment
 // matches the markers and name, and those caught in the middle of an
-// execve: a cheap first pass, each one verified by probe.Check afterwards. Unless anyUser, other users' processes (by the
-// owner of /proc/PID) are skipped before their environment is read.
+// execve: a cheap first pass, each one verified by probe.Check afterwards.
+// Unless anyUser, other users' processes (by the owner of /proc/PID) are
+// skipped before their environment is read.
 func scanTethered(m probe.Markers, name string, anyUser bool) []int {
 	pids := allPIDs()
 	match := m.Matcher(name)
