@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -11,21 +9,6 @@ import (
 
 	"github.com/tetherproc/tether/probe"
 )
-
-func markerFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "marker-var", Value: probe.DefaultMarkerVar, Usage: "the marker variable, which must hold `KEY`=1"},
-		&cli.StringFlag{Name: "name-var", Value: probe.DefaultNameVar, Usage: "the variable that holds the name (`KEY`)"},
-	}
-}
-
-func markersFrom(c *cli.Context) (probe.Markers, error) {
-	m := probe.Markers{MarkerVar: c.String("marker-var"), NameVar: c.String("name-var")}
-	if err := m.Validate(); err != nil {
-		return m, usagef("tether %s: %v", c.Command.Name, err)
-	}
-	return m, nil
-}
 
 func checkCommand() *cli.Command {
 	return &cli.Command{
@@ -49,7 +32,7 @@ func checkCommand() *cli.Command {
 func checkUsageError(c *cli.Context, err error, sub bool) error {
 	if arg, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
 		if _, perr := strconv.Atoi(arg); perr == nil {
-			_, perr = probe.ParsePID(arg)
+			_, perr = parsePID(arg)
 			return usagef("tether check: %v", perr)
 		}
 	}
@@ -64,7 +47,7 @@ func runCheck(c *cli.Context) error {
 	default:
 		return usagef("tether check: one PID expected, got %d arguments: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
 	}
-	pid, err := probe.ParsePID(c.Args().First())
+	pid, err := parsePID(c.Args().First())
 	if err != nil {
 		return usagef("tether check: %v", err)
 	}
@@ -72,13 +55,13 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := probe.Options{Markers: m, Name: c.String("name")}
+	q := probe.Query{Markers: m, Name: c.String("name")}
 	if c.IsSet("name") {
-		if err := probe.ValidateName(opts.Name); err != nil {
+		if err := probe.ValidateName(q.Name); err != nil {
 			return usagef("tether check: --name: %v", err)
 		}
 	}
-	r, err := probe.Check(pid, opts)
+	r, err := probe.Check(pid, q)
 	if err != nil {
 		return usagef("tether check: %v", err)
 	}
@@ -88,15 +71,9 @@ func runCheck(c *cli.Context) error {
 		_, err = fmt.Fprintln(c.App.Writer, formatReport(r, colorOn(c.App.Writer)))
 	}
 	if err != nil {
-		return cli.Exit(fmt.Sprintf("tether check: write report: %v", err), exitUsage)
+		return failf("tether check: write report: %v", err)
 	}
 	return cli.Exit("", r.Verdict.ExitStatus())
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // verdictColors are ANSI SGR codes per verdict, for a terminal only.
@@ -151,25 +128,4 @@ func formatReport(r probe.Report, color bool) string {
 		b.WriteString(cmd)
 	}
 	return b.String()
-}
-
-// commandLine shows the command line, or the kernel's command name in
-// brackets when there is none (zombies, kernel threads). Control
-// characters are escaped so that a hostile name cannot rewrite the
-// terminal.
-func commandLine(r probe.Report) string {
-	s := strings.Join(r.Command, " ")
-	if s == "" && r.Comm != "" {
-		s = "[" + r.Comm + "]"
-	}
-	return sanitize(s)
-}
-
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
 }

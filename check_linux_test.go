@@ -10,12 +10,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
 )
 
 func TestCheckBadInput(t *testing.T) {
-	max := probe.MaxPID()
+	max := proc.Host().MaxPID()
 	tests := []struct {
 		args []string
 		bad  string
@@ -59,12 +60,12 @@ func checkJSON(t *testing.T, env []string, args ...string) (probe.Report, int) {
 
 func stampEnv(t *testing.T, name string, sup probe.Supervisor) []string {
 	t.Helper()
-	return probe.DefaultMarkers.Environ(nil, probe.Stamp{Name: name, Supervisor: sup, RunID: probe.NewRunID()})
+	return (probe.Markers{}).Environ(nil, probe.Stamp{Name: name, Supervisor: sup, RunID: probe.NewRunID()})
 }
 
 func selfSupervisor(t *testing.T) probe.Supervisor {
 	t.Helper()
-	s, err := probe.SupervisorOf(os.Getpid())
+	s, err := proctest.SupervisorOf(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,17 +74,17 @@ func selfSupervisor(t *testing.T) probe.Supervisor {
 
 // Every verdict through the binary: the exit status and the JSON report.
 func TestCheckVerdicts(t *testing.T) {
-	supervised := proctest.Start(t, proctest.Wait, proctest.Options{Env: stampEnv(t, "web", selfSupervisor(t))})
+	supervised := proctest.Start(t, proctest.Wait, proctest.Spec{Env: stampEnv(t, "web", selfSupervisor(t))})
 	gone := selfSupervisor(t)
-	gone.Start++
-	stranded := proctest.Start(t, proctest.Wait, proctest.Options{Env: stampEnv(t, "web", gone)})
-	foreign := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{"TETHER=1 ", "TETHER_NAME=web"}})
-	zombie := proctest.StartUnreaped(t, proctest.Exit, proctest.Options{Env: []string{"TETHER=1"}})
+	gone.StartTime++
+	stranded := proctest.Start(t, proctest.Wait, proctest.Spec{Env: stampEnv(t, "web", gone)})
+	foreign := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"TETHER=1 ", "TETHER_NAME=web"}})
+	zombie := proctest.StartUnreaped(t, proctest.Exit, proctest.Spec{Env: []string{"TETHER=1"}})
 	proctest.Eventually(t, "zombie", func() bool {
-		p, err := probe.ReadProcess(zombie.PID())
+		p, err := proc.Host().Process(zombie.PID())
 		return err == nil && p.Zombie
 	})
-	reaped := proctest.Start(t, proctest.Exit, proctest.Options{})
+	reaped := proctest.Start(t, proctest.Exit, proctest.Spec{})
 	<-reaped.Done()
 
 	tests := []struct {
@@ -120,7 +121,7 @@ func TestCheckVerdicts(t *testing.T) {
 }
 
 func TestCheckSeedMarkersFlags(t *testing.T) {
-	p := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files"}})
+	p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files"}})
 	seed := []string{"--marker-var", "SYSTEMPROMPT_SUBPROCESS", "--name-var", "MCP_SERVICE_ID"}
 	pid := strconv.Itoa(p.PID())
 	if rep, code := checkJSON(t, nil, append(seed, "--name", "files", pid)...); code != 0 || rep.Verdict != probe.Supervised || rep.Name != "files" {
@@ -136,7 +137,7 @@ func TestCheckSeedMarkersFlags(t *testing.T) {
 
 // Marker variables in tether's own environment are never configuration.
 func TestCheckIgnoresOwnMarkers(t *testing.T) {
-	p := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{"TETHER=1", "TETHER_NAME=web"}})
+	p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"TETHER=1", "TETHER_NAME=web"}})
 	rep, code := checkJSON(t, []string{"TETHER=1", "TETHER_NAME=other", "TETHER_RUN_ID=zz"}, strconv.Itoa(p.PID()))
 	if code != 0 || rep.Name != "web" {
 		t.Errorf("exit %d %+v", code, rep)
@@ -165,7 +166,7 @@ func TestCheckUnverifiableAsOtherUser(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run tether as another user (uid 65534)")
 	}
-	p := proctest.Start(t, proctest.Wait, proctest.Options{Env: stampEnv(t, "web", selfSupervisor(t))})
+	p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: stampEnv(t, "web", selfSupervisor(t))})
 	cmd := exec.Command(tetherBin, "check", "--json", "--name", "web", strconv.Itoa(p.PID()))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	cmd.Dir = "/"
@@ -181,7 +182,7 @@ func TestCheckUnverifiableAsOtherUser(t *testing.T) {
 
 // Under a terminal the verdict is coloured, unless NO_COLOR is set.
 func TestCheckColourOnTerminal(t *testing.T) {
-	p := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{"TETHER=1"}})
+	p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"TETHER=1"}})
 	for _, noColor := range []bool{false, true} {
 		master, slave := proctest.OpenPTY(t)
 		cmd := exec.Command(tetherBin, "check", strconv.Itoa(p.PID()))

@@ -17,12 +17,19 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/spawn"
 )
 
-// exitUsage is tether's own failure: bad usage, or a failure of tether
-// rather than of what it was asked about.
-const exitUsage = 125
+// exitUsage is the status of bad usage; exitFailed of any other failure
+// of tether itself rather than of what it was asked about (a refused
+// port, a spawn failure, an unwritable output). Both are 125, as with
+// env, nice and timeout, so that they are never mistaken for a command's
+// own status.
+const (
+	exitUsage  = 125
+	exitFailed = 125
+)
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == spawn.WatchdogArg {
@@ -47,6 +54,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   usageError,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "debug", Usage: "print one line per decision on stderr (as TETHER_DEBUG=1 does)"},
+		},
+		Before: func(c *cli.Context) error {
+			if c.Bool("debug") {
+				trace.Enable()
+			}
+			return nil
+		},
 		Commands: []*cli.Command{
 			runCommand(),
 			checkCommand(),
@@ -91,6 +107,12 @@ func usagef(format string, a ...any) error {
 	return cli.Exit(fmt.Sprintf(format, a...), exitUsage)
 }
 
+// failf is a failure of tether itself that is not bad usage: exit 125
+// with one line on stderr.
+func failf(format string, a ...any) error {
+	return cli.Exit(fmt.Sprintf(format, a...), exitFailed)
+}
+
 // usageError makes urfave/cli's own parse errors ("flag provided but not
 // defined", "invalid value") one line and exit 125, like tether's own.
 func usageError(c *cli.Context, err error, _ bool) error {
@@ -107,7 +129,7 @@ func exitStatus(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	code := exitUsage
+	code := exitFailed
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		code = ec.ExitCode()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -35,19 +35,19 @@ func runPS(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("tether ps: unexpected argument %q (select with --name, --port, --run-id)", c.Args().First())
 	}
-	opts, err := filterOptions(c)
+	f, err := filterFrom(c)
 	if err != nil {
 		return err
 	}
-	procs, err := reclaim.List(opts)
+	procs, err := reclaim.List(f)
 	if err != nil {
-		return cli.Exit("tether ps: "+err.Error(), exitUsage)
+		return failf("tether ps: %v", err)
 	}
 	now := time.Now()
 	entries := make([]psEntry, len(procs))
 	for i, p := range procs {
 		entries[i] = psEntry{Process: p}
-		if at, err := probe.StartedAt(p.StartTime); err == nil {
+		if at, err := proc.Host().StartedAt(p.StartTime); err == nil {
 			entries[i].AgeSeconds = int64(now.Sub(at) / time.Second)
 		}
 	}
@@ -57,7 +57,7 @@ func runPS(c *cli.Context) error {
 		err = writePS(c.App.Writer, entries)
 	}
 	if err != nil {
-		return cli.Exit("tether ps: write: "+err.Error(), exitUsage)
+		return failf("tether ps: write: %v", err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -32,21 +31,21 @@ func reclaimCommand() *cli.Command {
 	}
 }
 
+// reclaimReport is tether reclaim --json.
 type reclaimReport struct {
-	DryRun  bool                `json:"dry_run"`
-	Results []reclaim.Result    `json:"results"`
-	Ports   []reclaim.PortState `json:"ports,omitempty"`
+	DryRun bool `json:"dry_run"`
+	reclaim.Summary
 }
 
 func runReclaim(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("tether reclaim: unexpected argument %q (select with --name, --port, --run-id)", c.Args().First())
 	}
-	opts, err := filterOptions(c)
+	f, err := filterFrom(c)
 	if err != nil {
 		return err
 	}
-	opts.All = c.Bool("all")
+	f.All = c.Bool("all")
 	act := reclaim.Action{Grace: c.Duration("grace"), DryRun: c.Bool("dry-run")}
 	if act.Signal, err = parseSignal(c.String("signal")); err != nil {
 		return usagef("tether reclaim: --signal: %v", err)
@@ -54,40 +53,23 @@ func runReclaim(c *cli.Context) error {
 	if act.Grace < 0 {
 		return usagef("tether reclaim: --grace: negative duration %q", act.Grace)
 	}
-	found, ports, err := reclaim.FindWithPorts(opts)
+	sum, err := reclaim.Reclaim(f, act)
 	if err != nil {
-		return cli.Exit("tether reclaim: "+err.Error(), exitUsage)
+		return failf("tether reclaim: %v", err)
 	}
-	results := reclaim.Terminate(found, opts, act)
-	if len(opts.Ports) > 0 && signalled(results) {
-		// What was signalled is gone, and something else may have
-		// taken a port meanwhile: look again.
-		if ports, err = reclaim.PortStates(opts.Ports); err != nil {
-			ports = nil
-		}
-	}
-	rep := reclaimReport{DryRun: act.DryRun, Results: results, Ports: ports}
+	rep := reclaimReport{DryRun: act.DryRun, Summary: sum}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else {
 		err = writeReclaim(c.App.Writer, rep)
 	}
 	if err != nil {
-		return cli.Exit("tether reclaim: write report: "+err.Error(), exitUsage)
+		return failf("tether reclaim: write report: %v", err)
 	}
-	if !reclaim.Terminated(results) {
+	if !sum.AllGone() {
 		return cli.Exit("", 1)
 	}
 	return nil
-}
-
-func signalled(results []reclaim.Result) bool {
-	for _, r := range results {
-		if len(r.Signals) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func writeReclaim(w io.Writer, rep reclaimReport) error {
@@ -97,7 +79,7 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 		if r.Selected {
 			selected++
 		}
-		if r.Outcome == reclaim.Exited || r.Outcome == reclaim.AlreadyGone {
+		if r.Outcome == reclaim.Gone || r.Outcome == reclaim.AlreadyGone {
 			done++
 		}
 		fmt.Fprintf(&b, "%d %s: %s", r.PID, displayName(r.Process), outcomeText(r))
@@ -138,20 +120,13 @@ func portText(p reclaim.PortState) string {
 	return "held by " + strings.Join(by, " and ")
 }
 
-func displayName(p reclaim.Process) string {
-	if p.Name != "" {
-		return sanitize(p.Name)
-	}
-	return "(" + string(p.Verdict) + ")"
-}
-
 func outcomeText(r reclaim.Result) string {
 	switch r.Outcome {
 	case reclaim.Skipped:
 		return "skipped, " + r.Why
 	case reclaim.WouldSignal:
 		return "would be signalled (" + string(r.Verdict) + ")"
-	case reclaim.Exited:
+	case reclaim.Gone:
 		return strings.Join(r.Signals, ", then ") + ": gone"
 	case reclaim.AlreadyGone:
 		return "gone before it was signalled"
@@ -164,20 +139,4 @@ func outcomeText(r reclaim.Result) string {
 		}
 		return s + ": " + r.Why
 	}
-}
-
-func listenerText(ls []reclaim.Listener) string {
-	parts := make([]string, len(ls))
-	for i, l := range ls {
-		parts[i] = l.String()
-	}
-	return strings.Join(parts, ", ")
-}
-
-func joinInts(ns []int) string {
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		parts[i] = strconv.Itoa(n)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -72,15 +72,15 @@ func startListener(t *testing.T, env []string) (*proctest.Proc, string) {
 	}
 	defer pr.Close()
 	defer pw.Close()
-	p := proctest.Start(t, "listen", proctest.Options{Env: env, Stdout: pw})
+	p := proctest.Start(t, "listen", proctest.Spec{Env: env, Stdout: pw})
 	return p, proctest.ReadLine(t, pr)
 }
 
 func strandedEnv(t *testing.T, name, runID string) []string {
 	t.Helper()
 	dead := selfSupervisor(t)
-	dead.Start++ // the test's PID with another start time: a recycled supervisor
-	return probe.DefaultMarkers.Environ(nil, probe.Stamp{Name: name, Supervisor: dead, RunID: runID})
+	dead.StartTime++ // the test's PID with another start time: a recycled supervisor
+	return (probe.Markers{}).Environ(nil, probe.Stamp{Name: name, Supervisor: dead, RunID: runID})
 }
 
 // Freeing a stuck port by hand: dry run, then the real thing.
@@ -136,7 +136,7 @@ func TestRunPort(t *testing.T) {
 	default:
 	}
 
-	supervised, sport := startListener(t, probe.DefaultMarkers.Environ(nil, probe.Stamp{Name: "web", Supervisor: selfSupervisor(t), RunID: probe.NewRunID()}))
+	supervised, sport := startListener(t, (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: selfSupervisor(t), RunID: probe.NewRunID()}))
 	r = tether(t, nil, "run", "--port", sport, "--", "/bin/true")
 	wantUsage(t, r, sport)
 	if !strings.Contains(r.stderr, "supervised") {

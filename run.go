@@ -2,9 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -44,50 +41,60 @@ func runRun(c *cli.Context) error {
 	if n := len(args); n > 0 && args[n-1] == "--generate-bash-completion" {
 		return nil
 	}
-	if len(args) == 0 {
-		return usagef("tether run: no command (usage: tether run [options] -- COMMAND [ARG...])")
-	}
-	if args[0] == "" {
-		return usagef("tether run: empty command name %q", args[0])
-	}
-	m, err := markersFrom(c)
+	cfg, ports, err := runConfig(c, args)
 	if err != nil {
 		return err
 	}
-	opts := spawn.Options{Markers: m, Name: c.String("name")}
-	if c.IsSet("name") {
-		if err := probe.ValidateName(opts.Name); err != nil {
-			return usagef("tether run: --name: %v", err)
-		}
-	}
-	if opts.Signal, err = parseSignal(c.String("signal")); err != nil {
-		return usagef("tether run: --signal: %v", err)
-	}
-	grace := c.Duration("grace")
-	if grace < 0 {
-		return usagef("tether run: --grace: negative duration %q", grace)
-	}
-	ports, err := parsePorts(c.StringSlice("port"))
-	if err != nil {
-		return usagef("tether run: --port: %v", err)
-	}
-	if err := freePorts(ports, m, grace); err != nil {
-		return err
+	if err := reclaim.FreePorts(ports, cfg.Markers, cfg.Grace); err != nil {
+		return portError(err)
 	}
 	if c.Bool("exec") {
-		return startError(spawn.Exec(opts, args, c.Bool("outlive-parent")))
+		return startError(spawn.Exec(cfg))
 	}
-	status, err := spawn.Supervise(spawn.Config{
-		Options:       opts,
-		Args:          args,
-		Grace:         grace,
-		OutliveParent: c.Bool("outlive-parent"),
-		WatchdogPath:  "/proc/self/exe",
-	})
+	status, err := spawn.Supervise(cfg)
 	if err != nil {
 		return startError(err)
 	}
 	return cli.Exit("", status)
+}
+
+// runConfig reads the flags of run into a spawn.Config and the ports to
+// free first, naming any bad value.
+func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
+	if len(args) == 0 {
+		return spawn.Config{}, nil, usagef("tether run: no command (usage: tether run [options] -- COMMAND [ARG...])")
+	}
+	if args[0] == "" {
+		return spawn.Config{}, nil, usagef("tether run: empty command name %q", args[0])
+	}
+	m, err := markersFrom(c)
+	if err != nil {
+		return spawn.Config{}, nil, err
+	}
+	cfg := spawn.Config{
+		Markers:       m,
+		Name:          c.String("name"),
+		Args:          args,
+		Grace:         c.Duration("grace"),
+		OutliveParent: c.Bool("outlive-parent"),
+		WatchdogPath:  "/proc/self/exe",
+	}
+	if c.IsSet("name") {
+		if err := probe.ValidateName(cfg.Name); err != nil {
+			return cfg, nil, usagef("tether run: --name: %v", err)
+		}
+	}
+	if cfg.Signal, err = parseSignal(c.String("signal")); err != nil {
+		return cfg, nil, usagef("tether run: --signal: %v", err)
+	}
+	if cfg.Grace < 0 {
+		return cfg, nil, usagef("tether run: --grace: negative duration %q", cfg.Grace)
+	}
+	ports, err := parsePorts(c.StringSlice("port"))
+	if err != nil {
+		return cfg, nil, usagef("tether run: --port: %v", err)
+	}
+	return cfg, ports, nil
 }
 
 // startError gives a failure to start the command its exit status: 127
@@ -97,56 +104,24 @@ func startError(err error) error {
 	if errors.As(err, &se) {
 		return cli.Exit("tether run: "+se.Error(), se.Status)
 	}
-	return cli.Exit(fmt.Sprintf("tether run: %v", err), exitUsage)
+	return failf("tether run: %v", err)
 }
 
-// freePorts makes sure the ports are free before the command starts, as
-// the original design does: a holder that is tethered and stranded is
-// reclaimed; any other holder (supervised by a live tether, foreign,
-// unverifiable, another user's) is a refusal, and nothing is signalled.
-func freePorts(ports []uint16, m probe.Markers, grace time.Duration) error {
-	if len(ports) == 0 {
-		return nil
+// portError names a port that --port would not free: who holds it, and
+// why it is left alone.
+func portError(err error) error {
+	var pr *reclaim.PortRefusal
+	if !errors.As(err, &pr) {
+		return failf("tether run: --port: %v", err)
 	}
-	opts := reclaim.Options{Markers: m, Ports: ports}
-	found, states, err := reclaim.FindWithPorts(opts)
-	if err != nil {
-		return cli.Exit("tether run: --port: "+err.Error(), exitUsage)
+	switch {
+	case pr.Result != nil:
+		return failf("tether run: port %s: stranded holder PID %d (%s) not reclaimed: %s %s",
+			portsOf(*pr.Holder), pr.Holder.PID, holderCommand(*pr.Holder), pr.Result.Outcome, pr.Result.Why)
+	case pr.Holder != nil:
+		return failf("tether run: port %s is held by PID %d (%s): %s; nothing was signalled",
+			portsOf(*pr.Holder), pr.Holder.PID, holderCommand(*pr.Holder), pr.Why)
 	}
-	for _, p := range found {
-		if ok, why := opts.Selected(p); !ok {
-			return usagef("tether run: port %s is held by PID %d (%s): %s; nothing was signalled",
-				portsOf(p), p.PID, holderCommand(p), why)
-		}
-	}
-	// A socket on the port whose holder is out of sight (another user's
-	// process) cannot be verified: refuse, fail closed.
-	for _, st := range states {
-		if len(st.Hidden) > 0 {
-			return usagef("tether run: port %d is held by a process of uid %s that tether cannot see; nothing was signalled",
-				st.Port, joinInts(st.Hidden))
-		}
-	}
-	for _, r := range reclaim.Terminate(found, opts, reclaim.Action{Grace: grace}) {
-		if r.Outcome != reclaim.Exited && r.Outcome != reclaim.AlreadyGone {
-			return usagef("tether run: port %s: stranded holder PID %d (%s) not reclaimed: %s %s",
-				portsOf(r.Process), r.PID, holderCommand(r.Process), r.Outcome, r.Why)
-		}
-	}
-	return nil
-}
-
-func portsOf(p reclaim.Process) string {
-	var s []string
-	for _, l := range p.Ports {
-		s = append(s, strconv.Itoa(int(l.Port)))
-	}
-	return strings.Join(s, ",")
-}
-
-func holderCommand(p reclaim.Process) string {
-	if cmd := commandLine(p.Report); cmd != "" {
-		return cmd
-	}
-	return "command unknown"
+	return failf("tether run: port %d is held by a process of uid %s that tether cannot see; nothing was signalled",
+		pr.Port, joinInts(pr.HiddenUIDs))
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
 )
@@ -126,7 +127,7 @@ func pipe(t *testing.T) (*os.File, *os.File) {
 // deadOrZombie reports whether pid no longer runs. On these machines
 // PID 1 may not reap, so an orphan that exited can stay a zombie.
 func deadOrZombie(pid int) bool {
-	p, err := probe.ReadProcess(pid)
+	p, err := proc.Host().Process(pid)
 	return err != nil || p.Zombie
 }
 
@@ -215,7 +216,7 @@ func TestRunStampsMarkers(t *testing.T) {
 	if s.Env["TETHER"] != "1" || s.Env["TETHER_NAME"] != "web" || probe.ValidateRunID(s.Env["TETHER_RUN_ID"]) != nil {
 		t.Errorf("markers %v", s.Env)
 	}
-	sup, err := probe.SupervisorOf(tpid)
+	sup, err := proctest.SupervisorOf(tpid)
 	if err != nil || s.Env["TETHER_SUPERVISOR"] != sup.String() {
 		t.Errorf("TETHER_SUPERVISOR %q, want %q (%v)", s.Env["TETHER_SUPERVISOR"], sup, err)
 	}
@@ -257,7 +258,7 @@ func TestRunCleansUpTree(t *testing.T) {
 			if code := tr.wait(t); code != status {
 				t.Errorf("exit %d, want %d", code, status)
 			}
-			if left := proctest.Alive(proctest.TestID(t)); len(left) > 0 {
+			if left, _ := proctest.Alive(proctest.TestID(t)); len(left) > 0 {
 				t.Errorf("still alive after tether exited: %v", left)
 			}
 		})
@@ -296,7 +297,7 @@ func zombieChildren(pid int) (n int) {
 	for _, task := range tasks {
 		data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
 		for _, c := range pidsOf(string(data)) {
-			if p, err := probe.ReadProcess(c); err == nil && p.Zombie {
+			if p, err := proc.Host().Process(c); err == nil && p.Zombie {
 				n++
 			}
 		}
@@ -319,7 +320,7 @@ func TestRunReapsOrphans(t *testing.T) {
 func startCaller(t *testing.T, args []string) (*proctest.Proc, *os.File, int, self) {
 	t.Helper()
 	pr, pw := pipe(t)
-	caller := proctest.Start(t, "caller", proctest.Options{
+	caller := proctest.Start(t, "caller", proctest.Spec{
 		Env:    []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
 		Stdout: pw,
 	})
@@ -381,7 +382,7 @@ func TestRunExec(t *testing.T) {
 	if s.PID != tr.cmd.Process.Pid {
 		t.Errorf("command PID %d, tether's %d: not executed in place", s.PID, tr.cmd.Process.Pid)
 	}
-	sup, _ := probe.SupervisorOf(os.Getpid())
+	sup, _ := proctest.SupervisorOf(os.Getpid())
 	if s.Env["TETHER"] != "1" || s.Env["TETHER_NAME"] != "web" || s.Env["TETHER_SUPERVISOR"] != sup.String() {
 		t.Errorf("markers %v, want supervisor %s", s.Env, sup)
 	}
@@ -418,7 +419,7 @@ func TestRunSurvivesOwnSIGKILL(t *testing.T) {
 			id := proctest.TestID(t)
 			deadline := killed.Add(10 * time.Second)
 			for {
-				left := proctest.Alive(id)
+				left, _ := proctest.Alive(id)
 				if len(left) == 0 {
 					break
 				}
@@ -506,7 +507,7 @@ func TestRunAsPIDNamespaceInit(t *testing.T) {
 func TestRunTerminal(t *testing.T) {
 	master, slave := proctest.OpenPTY(t)
 	args := []string{"run", "--", "/usr/bin/env", proctest.ModeVar + "=self", "PROCTEST_STAY=1", os.Args[0]}
-	shell := proctest.Start(t, "ttyshell", proctest.Options{
+	shell := proctest.Start(t, "ttyshell", proctest.Spec{
 		Env:         []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
 		Stdin:       slave,
 		Stdout:      slave,

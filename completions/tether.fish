@@ -10,6 +10,7 @@ function __fish_tether_no_subcommand --description 'Test if there has been any s
     return 0
 end
 
+complete -c tether -n '__fish_tether_no_subcommand' -f -l debug -d 'print one line per decision on stderr (as TETHER_DEBUG=1 does)'
 complete -c tether -n '__fish_tether_no_subcommand' -f -l help -s h -d 'show help'
 complete -c tether -n '__fish_tether_no_subcommand' -f -l version -s v -d 'print the version'
 complete -c tether -n '__fish_tether_no_subcommand' -f -l help -s h -d 'show help'

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
 )
 
-// Options says what Check looks for.
-type Options struct {
+// Query says what [Check] looks for: whose markers, and which name.
+type Query struct {
 	// Markers names the marker and name variables; the zero value is
 	// TETHER and TETHER_NAME.
 	Markers Markers
@@ -15,8 +18,9 @@ type Options struct {
 	Name string
 }
 
-// Validate reports bad options, naming the bad value.
-func (o Options) Validate() error {
+// Validate reports a bad query, naming the bad value: variable names a
+// shell could not export, or a name outside the protocol's alphabet.
+func (o Query) Validate() error {
 	if err := o.Markers.Validate(); err != nil {
 		return err
 	}
@@ -36,11 +40,17 @@ const attempts = 3
 // Unverifiable rather than a guess.
 const execWait = 500 * time.Millisecond
 
-// Check reads the process pid and gives its verdict. It signals nothing.
-// The error is only for bad input (pid <= 0, invalid options); everything
-// about the process itself, including failures to read it, is in the
-// report.
-func Check(pid int, opts Options) (Report, error) {
+// Check reads the process pid and gives its [Verdict]. It signals nothing.
+// The error is only for bad input (pid <= 0, an invalid [Query]);
+// everything about the process itself, failures to read it included, is
+// in the [Report]: a process that cannot be read is [Unverifiable], never
+// a guess.
+//
+// A PID can change hands while it is read; Check reads the start time
+// before and after the environment and starts over when they differ. A
+// process caught in the middle of an execve is waited out for up to half
+// a second.
+func Check(pid int, opts Query) (Report, error) {
 	if pid <= 0 {
 		return Report{}, fmt.Errorf("invalid PID %d: must be a positive number", pid)
 	}
@@ -67,6 +77,9 @@ func Check(pid int, opts Options) (Report, error) {
 		pause *= 2
 	}
 	r.Tethered = r.Verdict.Tethered()
+	if trace.On() {
+		trace.Printf("check %d: %s %s", pid, r.Verdict, r.Reason)
+	}
 	return r, nil
 }
 
@@ -84,13 +97,14 @@ const (
 // under us, and the environment read may belong to either process. It
 // returns inExec, with an Unverifiable report, when the environment read
 // as empty because an execve had not yet laid it out.
-func checkOnce(pid int, opts Options) (r Report, o outcome) {
+func checkOnce(pid int, opts Query) (r Report, o outcome) {
 	r.PID = pid
-	p, err := ReadProcess(pid)
+	fs := proc.Host()
+	p, err := fs.Process(pid)
 	if err != nil {
 		return failed(r, err), settled
 	}
-	r.PPID, r.PGID, r.StartTime, r.Comm = p.PPID, p.PGID, p.Start, p.Comm
+	r.PPID, r.PGID, r.StartTime, r.Comm = p.PPID, p.PGID, p.StartTime, p.Comm
 	if p.UID >= 0 {
 		uid := p.UID
 		r.UID = &uid
@@ -103,17 +117,17 @@ func checkOnce(pid int, opts Options) (r Report, o outcome) {
 		r.Verdict, r.Reason = Foreign, "a kernel thread"
 		return r, settled
 	}
-	env, envErr := ReadEnviron(pid)
-	if errors.Is(envErr, ErrExecuting) {
+	env, envErr := fs.Environ(pid)
+	if errors.Is(envErr, proc.ErrExecuting) {
 		return failed(r, envErr), inExec
 	}
-	r.Command, _ = ReadCmdline(pid)
+	r.Command, _ = fs.Cmdline(pid)
 
-	again, err := ReadStat(pid)
+	again, err := fs.Stat(pid)
 	switch {
 	case err != nil:
 		return failed(r, err), settled
-	case again.Start != p.Start:
+	case again.StartTime != p.StartTime:
 		return r, recycled
 	case again.Zombie():
 		// Exited while being read; a zombie's environ is gone (ESRCH) or
@@ -125,8 +139,8 @@ func checkOnce(pid int, opts Options) (r Report, o outcome) {
 	}
 
 	m := opts.Markers.orDefault()
-	r.Name, _ = Lookup(env, m.NameVar)
-	r.RunID, _ = Lookup(env, RunIDVar)
+	r.Name, _ = lookup(env, m.NameVar)
+	r.RunID, _ = lookup(env, RunIDVar)
 	if !m.Match(env, opts.Name) {
 		r.Verdict, r.Reason = Foreign, m.mismatch(env, opts.Name)
 		return r, settled
@@ -138,12 +152,12 @@ func checkOnce(pid int, opts Options) (r Report, o outcome) {
 // strandedness applies the protocol: stranded when the process named by
 // TETHER_SUPERVISOR is gone, recycled or a zombie; without a usable entry,
 // stranded when the parent is PID 1.
-func strandedness(r *Report, env []string, p Process) (Verdict, string) {
-	v, ok := Lookup(env, SupervisorVar)
+func strandedness(r *Report, env []string, p proc.Process) (Verdict, string) {
+	v, ok := lookup(env, SupervisorVar)
 	if ok {
-		if s, err := ParseSupervisor(v); err == nil {
+		if s, err := parseSupervisor(v); err == nil {
 			state := supervisorState(s)
-			r.Supervisor = &SupervisorReport{PID: s.PID, StartTime: s.Start, State: state}
+			r.Supervisor = &SupervisorReport{PID: s.PID, StartTime: s.StartTime, State: state}
 			switch state {
 			case SupervisorAlive:
 				return Supervised, ""
@@ -167,16 +181,16 @@ func strandedness(r *Report, env []string, p Process) (Verdict, string) {
 }
 
 func supervisorState(s Supervisor) SupervisorState {
-	sp, err := ReadProcess(s.PID)
-	var te *ThreadError
+	sp, err := proc.Host().Process(s.PID)
+	var te *proc.ThreadError
 	switch {
-	case errors.Is(err, ErrGone):
+	case errors.Is(err, proc.ErrGone):
 		return SupervisorGone
 	case errors.As(err, &te):
 		return SupervisorReused
 	case err != nil:
 		return SupervisorUnknown
-	case sp.Start != s.Start:
+	case sp.StartTime != s.StartTime:
 		return SupervisorReused
 	case sp.Zombie:
 		return SupervisorZombie
@@ -185,11 +199,11 @@ func supervisorState(s Supervisor) SupervisorState {
 }
 
 func failed(r Report, err error) Report {
-	var te *ThreadError
+	var te *proc.ThreadError
 	switch {
 	case errors.As(err, &te):
 		r.Verdict, r.Reason = Gone, te.Error()
-	case errors.Is(err, ErrGone):
+	case errors.Is(err, proc.ErrGone):
 		r.Verdict, r.Reason = Gone, "no such process"
 	default:
 		r.Verdict, r.Reason = Unverifiable, err.Error()

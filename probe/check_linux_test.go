@@ -11,13 +11,14 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
 )
 
 func self(t *testing.T) probe.Supervisor {
 	t.Helper()
-	s, err := probe.SupervisorOf(os.Getpid())
+	s, err := proctest.SupervisorOf(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,10 +28,10 @@ func self(t *testing.T) probe.Supervisor {
 // stamped starts a waiting helper whose environment carries the stamp.
 func stamped(t *testing.T, m probe.Markers, s probe.Stamp) *proctest.Proc {
 	t.Helper()
-	return proctest.Start(t, proctest.Wait, proctest.Options{Env: m.Environ(nil, s)})
+	return proctest.Start(t, proctest.Wait, proctest.Spec{Env: m.Environ(nil, s)})
 }
 
-func check(t *testing.T, pid int, opts probe.Options) probe.Report {
+func check(t *testing.T, pid int, opts probe.Query) probe.Report {
 	t.Helper()
 	r, err := probe.Check(pid, opts)
 	if err != nil {
@@ -52,8 +53,8 @@ func wantVerdict(t *testing.T, r probe.Report, v probe.Verdict) {
 // deadSupervisor is a supervisor value of a process that ran and was reaped.
 func deadSupervisor(t *testing.T) probe.Supervisor {
 	t.Helper()
-	p := proctest.Start(t, proctest.Wait, proctest.Options{})
-	s, err := probe.SupervisorOf(p.PID())
+	p := proctest.Start(t, proctest.Wait, proctest.Spec{})
+	s, err := proctest.SupervisorOf(p.PID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +66,8 @@ func deadSupervisor(t *testing.T) probe.Supervisor {
 
 func TestCheckSupervised(t *testing.T) {
 	runID := probe.NewRunID()
-	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: self(t), RunID: runID})
-	r := check(t, p.PID(), probe.Options{Name: "web"})
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: self(t), RunID: runID})
+	r := check(t, p.PID(), probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Supervised)
 	if r.Name != "web" || r.RunID != runID || r.PPID != os.Getpid() || r.PID != p.PID() {
 		t.Errorf("report %+v", r)
@@ -81,13 +82,13 @@ func TestCheckSupervised(t *testing.T) {
 		t.Errorf("command %q", r.Command)
 	}
 	// Without a name asked for, any tethered process matches.
-	wantVerdict(t, check(t, p.PID(), probe.Options{}), probe.Supervised)
+	wantVerdict(t, check(t, p.PID(), probe.Query{}), probe.Supervised)
 }
 
 func TestCheckStrandedSupervisorGone(t *testing.T) {
 	dead := deadSupervisor(t)
-	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: dead, RunID: probe.NewRunID()})
-	r := check(t, p.PID(), probe.Options{Name: "web"})
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: dead, RunID: probe.NewRunID()})
+	r := check(t, p.PID(), probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Stranded)
 	if r.Supervisor == nil || r.Supervisor.State != probe.SupervisorGone || r.Supervisor.PID != dead.PID {
 		t.Errorf("supervisor %+v", r.Supervisor)
@@ -98,9 +99,9 @@ func TestCheckStrandedSupervisorGone(t *testing.T) {
 // recycled: the process it named is gone.
 func TestCheckStrandedSupervisorPIDReused(t *testing.T) {
 	reused := self(t)
-	reused.Start++
-	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: reused, RunID: probe.NewRunID()})
-	r := check(t, p.PID(), probe.Options{})
+	reused.StartTime++
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: reused, RunID: probe.NewRunID()})
+	r := check(t, p.PID(), probe.Query{})
 	wantVerdict(t, r, probe.Stranded)
 	if r.Supervisor.State != probe.SupervisorReused {
 		t.Errorf("supervisor %+v", r.Supervisor)
@@ -108,14 +109,14 @@ func TestCheckStrandedSupervisorPIDReused(t *testing.T) {
 }
 
 func TestCheckStrandedSupervisorZombie(t *testing.T) {
-	z := proctest.StartUnreaped(t, proctest.Exit, proctest.Options{})
+	z := proctest.StartUnreaped(t, proctest.Exit, proctest.Spec{})
 	waitZombie(t, z.PID())
-	s, err := probe.SupervisorOf(z.PID())
+	s, err := proctest.SupervisorOf(z.PID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: s, RunID: probe.NewRunID()})
-	r := check(t, p.PID(), probe.Options{})
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: s, RunID: probe.NewRunID()})
+	r := check(t, p.PID(), probe.Query{})
 	wantVerdict(t, r, probe.Stranded)
 	if r.Supervisor.State != probe.SupervisorZombie {
 		t.Errorf("supervisor %+v", r.Supervisor)
@@ -125,22 +126,22 @@ func TestCheckStrandedSupervisorZombie(t *testing.T) {
 // The supervisor's PID now names a thread: the process it named is gone.
 func TestCheckStrandedSupervisorIsThread(t *testing.T) {
 	tid := threadOfSelf(t)
-	p := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: probe.Supervisor{PID: tid, Start: 1}, RunID: probe.NewRunID()})
-	wantVerdict(t, check(t, p.PID(), probe.Options{}), probe.Stranded)
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: probe.Supervisor{PID: tid, StartTime: 1}, RunID: probe.NewRunID()})
+	wantVerdict(t, check(t, p.PID(), probe.Query{}), probe.Stranded)
 }
 
 // Without TETHER_SUPERVISOR, a tethered process is stranded when its
 // parent is PID 1.
 func TestCheckNoSupervisorEntry(t *testing.T) {
-	p := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{"TETHER=1", "TETHER_NAME=web"}})
-	r := check(t, p.PID(), probe.Options{Name: "web"})
+	p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"TETHER=1", "TETHER_NAME=web"}})
+	r := check(t, p.PID(), probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Supervised)
 	if r.Supervisor != nil {
 		t.Errorf("supervisor %+v", r.Supervisor)
 	}
 
 	pr, pw := io.Pipe()
-	orphan := proctest.Start(t, proctest.Orphan, proctest.Options{
+	orphan := proctest.Start(t, proctest.Orphan, proctest.Spec{
 		Env:    []string{"TETHER=1", "TETHER_NAME=web", "TETHER_SUPERVISOR=garbage"},
 		Stdout: pw,
 	})
@@ -152,14 +153,14 @@ func TestCheckNoSupervisorEntry(t *testing.T) {
 	pw.Close()
 	var ppid int
 	proctest.Eventually(t, "orphan reparented", func() bool {
-		q, err := probe.ReadProcess(pid)
+		q, err := proc.Host().Process(pid)
 		ppid = q.PPID
 		return err == nil && q.PPID != orphan.PID()
 	})
 	if ppid != 1 {
 		t.Skipf("the orphan was adopted by subreaper %d, not PID 1", ppid)
 	}
-	r = check(t, pid, probe.Options{Name: "web"})
+	r = check(t, pid, probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Stranded)
 	if !strings.Contains(r.Reason, "PID 1") {
 		t.Errorf("reason %q", r.Reason)
@@ -171,23 +172,23 @@ func TestCheckForeign(t *testing.T) {
 	tests := []struct {
 		name string
 		env  []string
-		opts probe.Options
+		opts probe.Query
 	}{
-		{"no marker", nil, probe.Options{}},
-		{"marker 0", []string{"TETHER=0", "TETHER_NAME=web"}, probe.Options{}},
-		{"marker with space", []string{"TETHER=1 ", "TETHER_NAME=web"}, probe.Options{}},
-		{"marker true", []string{"TETHER=true"}, probe.Options{}},
-		{"name with suffix", []string{"TETHER=1", "TETHER_NAME=web2"}, probe.Options{Name: "web"}},
-		{"name prefix", []string{"TETHER=1", "TETHER_NAME=we"}, probe.Options{Name: "web"}},
-		{"no name", []string{"TETHER=1"}, probe.Options{Name: "web"}},
-		{"seed name with suffix", []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files-2"}, probe.Options{Markers: seed, Name: "files"}},
-		{"seed marker true", []string{"SYSTEMPROMPT_SUBPROCESS=true", "MCP_SERVICE_ID=files"}, probe.Options{Markers: seed, Name: "files"}},
-		{"tether markers under seed", []string{"TETHER=1", "TETHER_NAME=files"}, probe.Options{Markers: seed, Name: "files"}},
+		{"no marker", nil, probe.Query{}},
+		{"marker 0", []string{"TETHER=0", "TETHER_NAME=web"}, probe.Query{}},
+		{"marker with space", []string{"TETHER=1 ", "TETHER_NAME=web"}, probe.Query{}},
+		{"marker true", []string{"TETHER=true"}, probe.Query{}},
+		{"name with suffix", []string{"TETHER=1", "TETHER_NAME=web2"}, probe.Query{Name: "web"}},
+		{"name prefix", []string{"TETHER=1", "TETHER_NAME=we"}, probe.Query{Name: "web"}},
+		{"no name", []string{"TETHER=1"}, probe.Query{Name: "web"}},
+		{"seed name with suffix", []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files-2"}, probe.Query{Markers: seed, Name: "files"}},
+		{"seed marker true", []string{"SYSTEMPROMPT_SUBPROCESS=true", "MCP_SERVICE_ID=files"}, probe.Query{Markers: seed, Name: "files"}},
+		{"tether markers under seed", []string{"TETHER=1", "TETHER_NAME=files"}, probe.Query{Markers: seed, Name: "files"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := append(tt.env, probe.SupervisorVar+"="+sup.String())
-			p := proctest.Start(t, proctest.Wait, proctest.Options{Env: env})
+			p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: env})
 			r := check(t, p.PID(), tt.opts)
 			wantVerdict(t, r, probe.Foreign)
 			if r.Reason == "" {
@@ -199,28 +200,28 @@ func TestCheckForeign(t *testing.T) {
 
 // The original design's scheme is recognised exactly.
 func TestCheckSeedMarkers(t *testing.T) {
-	p := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files"}})
-	r := check(t, p.PID(), probe.Options{Markers: seed, Name: "files"})
+	p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files"}})
+	r := check(t, p.PID(), probe.Query{Markers: seed, Name: "files"})
 	wantVerdict(t, r, probe.Supervised)
 	if r.Name != "files" {
 		t.Errorf("name %q", r.Name)
 	}
-	wantVerdict(t, check(t, p.PID(), probe.Options{Markers: seed, Name: "file"}), probe.Foreign)
-	wantVerdict(t, check(t, p.PID(), probe.Options{}), probe.Foreign)
+	wantVerdict(t, check(t, p.PID(), probe.Query{Markers: seed, Name: "file"}), probe.Foreign)
+	wantVerdict(t, check(t, p.PID(), probe.Query{}), probe.Foreign)
 }
 
 func waitZombie(t *testing.T, pid int) {
 	t.Helper()
 	proctest.Eventually(t, "helper became a zombie", func() bool {
-		p, err := probe.ReadProcess(pid)
+		p, err := proc.Host().Process(pid)
 		return err == nil && p.Zombie
 	})
 }
 
 func TestCheckZombie(t *testing.T) {
-	z := proctest.StartUnreaped(t, proctest.Exit, proctest.Options{Env: []string{"TETHER=1", "TETHER_NAME=web"}})
+	z := proctest.StartUnreaped(t, proctest.Exit, proctest.Spec{Env: []string{"TETHER=1", "TETHER_NAME=web"}})
 	waitZombie(t, z.PID())
-	r := check(t, z.PID(), probe.Options{Name: "web"})
+	r := check(t, z.PID(), probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Zombie)
 	if r.PPID != os.Getpid() {
 		t.Errorf("ppid %d", r.PPID)
@@ -228,11 +229,11 @@ func TestCheckZombie(t *testing.T) {
 }
 
 func TestCheckGone(t *testing.T) {
-	p := proctest.Start(t, proctest.Exit, proctest.Options{Env: []string{"TETHER=1"}})
+	p := proctest.Start(t, proctest.Exit, proctest.Spec{Env: []string{"TETHER=1"}})
 	<-p.Done()
-	r := check(t, p.PID(), probe.Options{})
+	r := check(t, p.PID(), probe.Query{})
 	wantVerdict(t, r, probe.Gone)
-	if _, err := probe.ReadProcess(p.PID()); !errors.Is(err, probe.ErrGone) {
+	if _, err := proc.Host().Process(p.PID()); !errors.Is(err, proc.ErrGone) {
 		t.Errorf("ReadProcess of a reaped PID: %v", err)
 	}
 }
@@ -254,7 +255,7 @@ func threadOfSelf(t *testing.T) int {
 
 func TestCheckThreadIsNotAProcess(t *testing.T) {
 	tid := threadOfSelf(t)
-	r := check(t, tid, probe.Options{})
+	r := check(t, tid, probe.Query{})
 	wantVerdict(t, r, probe.Gone)
 	if !strings.Contains(r.Reason, "thread of process "+strconv.Itoa(os.Getpid())) {
 		t.Errorf("reason %q", r.Reason)
@@ -262,11 +263,11 @@ func TestCheckThreadIsNotAProcess(t *testing.T) {
 }
 
 func TestCheckKernelThread(t *testing.T) {
-	p, err := probe.ReadProcess(2)
+	p, err := proc.Host().Process(2)
 	if err != nil || !p.KernelThread {
 		t.Skipf("PID 2 is not a kernel thread here (%v)", err)
 	}
-	wantVerdict(t, check(t, 2, probe.Options{}), probe.Foreign)
+	wantVerdict(t, check(t, 2, probe.Query{}), probe.Foreign)
 }
 
 // Command names with spaces and parentheses, as a program can choose its
@@ -275,8 +276,8 @@ func TestCheckHostileCommandName(t *testing.T) {
 	for _, name := range []string{"x) Z (y z", "a b", ") R 1 (", "((", "))"} {
 		t.Run(name, func(t *testing.T) {
 			path := proctest.Copy(t, name)
-			p := proctest.Start(t, proctest.Wait, proctest.Options{Path: path, Env: []string{"TETHER=1"}})
-			r := check(t, p.PID(), probe.Options{})
+			p := proctest.Start(t, proctest.Wait, proctest.Spec{Path: path, Env: []string{"TETHER=1"}})
+			r := check(t, p.PID(), probe.Query{})
 			wantVerdict(t, r, probe.Supervised)
 			if r.Comm != name || r.PPID != os.Getpid() {
 				t.Errorf("comm %q ppid %d, want %q %d", r.Comm, r.PPID, name, os.Getpid())
@@ -291,9 +292,9 @@ func TestCheckUnverifiable(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run the check as another user (uid 65534)")
 	}
-	target := stamped(t, probe.DefaultMarkers, probe.Stamp{Name: "web", Supervisor: deadSupervisor(t), RunID: probe.NewRunID()})
+	target := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: deadSupervisor(t), RunID: probe.NewRunID()})
 	pr, pw := io.Pipe()
-	checker := proctest.Start(t, "check", proctest.Options{
+	checker := proctest.Start(t, "check", proctest.Spec{
 		Path:        proctest.Copy(t, "probe.test"),
 		Env:         []string{"PROCTEST_PID=" + strconv.Itoa(target.PID()), "PROCTEST_NAME=web"},
 		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}},
@@ -313,16 +314,16 @@ func TestCheckUnverifiable(t *testing.T) {
 }
 
 func BenchmarkCheck(b *testing.B) {
-	sup, err := probe.SupervisorOf(os.Getpid())
+	sup, err := proctest.SupervisorOf(os.Getpid())
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := proctest.Start(b, proctest.Wait, proctest.Options{
-		Env: probe.DefaultMarkers.Environ(nil, probe.Stamp{Name: "web", Supervisor: sup, RunID: probe.NewRunID()}),
+	p := proctest.Start(b, proctest.Wait, proctest.Spec{
+		Env: (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: sup, RunID: probe.NewRunID()}),
 	})
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := probe.Check(p.PID(), probe.Options{Name: "web"})
+		r, err := probe.Check(p.PID(), probe.Query{Name: "web"})
 		if err != nil || r.Verdict != probe.Supervised {
 			b.Fatalf("%v %+v", err, r)
 		}
@@ -340,19 +341,19 @@ func TestExecutingOnlyMidExec(t *testing.T) {
 	}
 	defer func() { _ = bare.Process.Kill(); _ = bare.Wait() }()
 	proctest.Eventually(t, "sleep has exec'd", func() bool {
-		cmd, _ := probe.ReadCmdline(bare.Process.Pid)
+		cmd, _ := proc.Host().Cmdline(bare.Process.Pid)
 		return len(cmd) > 0
 	})
-	z := proctest.StartUnreaped(t, proctest.Exit, proctest.Options{})
+	z := proctest.StartUnreaped(t, proctest.Exit, proctest.Spec{})
 	waitZombie(t, z.PID())
 	for _, c := range []struct {
 		what string
 		pid  int
 	}{{"an empty environment", bare.Process.Pid}, {"a zombie", z.PID()}, {"a kernel thread", 2}, {"this process", os.Getpid()}} {
-		if probe.Executing(c.pid) {
+		if proc.Host().Executing(c.pid) {
 			t.Errorf("%s (%d) counts as executing", c.what, c.pid)
 		}
 	}
-	r := check(t, bare.Process.Pid, probe.Options{})
+	r := check(t, bare.Process.Pid, probe.Query{})
 	wantVerdict(t, r, probe.Foreign)
 }

@@ -10,13 +10,14 @@
 //
 // The package fails closed. Where the environment cannot be read (another
 // user's process, hidepid, a hardened macOS binary, an operating system with
-// no reader), the verdict is Unverifiable, never "ours". probe itself never
+// no reader), the verdict is [Unverifiable], never "ours". probe itself never
 // signals anything; callers that do (tether reclaim) must still guard against
 // the PID being recycled between the check and the signal.
 //
-// The parsers of the kernel's formats (ParseStat, ParseStatus, ParseEnviron,
-// ParseProcArgs2) are pure functions over bytes so that they can be tested on
-// fixtures and fuzzed; the readers that feed them are per platform.
+// The package is the verdict ([Check], [Report], [Verdict]) and the marker
+// protocol ([Markers], [Stamp], [Supervisor], [NewRunID], [NameFor]); the
+// reading of the kernel's process table it rests on is tether's internal
+// /proc layer, shared with the packages that signal.
 //
 // Limits: the environment is the one the process was started with (a later
 // setenv or unsetenv is invisible), and a process that execs with a cleared

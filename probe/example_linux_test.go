@@ -10,7 +10,7 @@ import (
 // Check reads a live process and gives its verdict; this test binary
 // carries no marker of the scheme asked for, so it is foreign.
 func ExampleCheck() {
-	r, err := probe.Check(os.Getpid(), probe.Options{
+	r, err := probe.Check(os.Getpid(), probe.Query{
 		Markers: probe.Markers{MarkerVar: "EXAMPLE_MARKER", NameVar: "EXAMPLE_NAME"},
 	})
 	if err != nil {

@@ -11,14 +11,14 @@ import (
 func ExampleMarkers_Environ() {
 	stamp := probe.Stamp{
 		Name:       "web",
-		Supervisor: probe.Supervisor{PID: 4200, Start: 31790},
+		Supervisor: probe.Supervisor{PID: 4200, StartTime: 31790},
 		RunID:      "4b1c0e5f2a9d4c7e8f0a1b2c3d4e5f60",
 	}
-	env := probe.DefaultMarkers.Environ([]string{"PATH=/usr/bin", "TETHER_NAME=stale"}, stamp)
+	env := (probe.Markers{}).Environ([]string{"PATH=/usr/bin", "TETHER_NAME=stale"}, stamp)
 	for _, kv := range env {
 		fmt.Println(kv)
 	}
-	fmt.Println(probe.DefaultMarkers.Match(env, "web"), probe.DefaultMarkers.Match(env, "we"))
+	fmt.Println(probe.Markers{}.Match(env, "web"), (probe.Markers{}).Match(env, "we"))
 	// Output:
 	// PATH=/usr/bin
 	// TETHER=1
@@ -34,15 +34,4 @@ func ExampleMarkers_Match() {
 	env := []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files-2"}
 	fmt.Println(seed.Match(env, "files-2"), seed.Match(env, "files"))
 	// Output: true false
-}
-
-// The command name may hold parentheses and spaces; the fields are read
-// from the last ')'.
-func ExampleParseStat() {
-	st, err := probe.ParseStat([]byte("5971 (x) Z (y z) S 5970 5965 1051 0 -1 4194304 133 0 0 0 0 0 0 0 20 0 1 0 31814 2990080 402"))
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("%q state %c ppid %d start %d\n", st.Comm, st.State, st.PPID, st.Start)
-	// Output: "x) Z (y z" state S ppid 5970 start 31814
 }

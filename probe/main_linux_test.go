@@ -17,7 +17,7 @@ func TestMain(m *testing.M) {
 		// a check made from another process, as another user.
 		"check": func() {
 			pid, _ := strconv.Atoi(os.Getenv("PROCTEST_PID"))
-			r, err := probe.Check(pid, probe.Options{Name: os.Getenv("PROCTEST_NAME")})
+			r, err := probe.Check(pid, probe.Query{Name: os.Getenv("PROCTEST_NAME")})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(2)

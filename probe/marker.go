@@ -1,38 +1,36 @@
 package probe
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 )
 
-// The variables of the marker protocol, v1.
+// The variables of the marker protocol, v1. Every process tether starts
+// carries all four, and every process it starts in turn inherits them.
 const (
-	// DefaultMarkerVar holds MarkerValue in every tethered process.
+	// DefaultMarkerVar holds "1" in every tethered process.
 	DefaultMarkerVar = "TETHER"
 	// DefaultNameVar holds the name given to the run.
 	DefaultNameVar = "TETHER_NAME"
 	// SupervisorVar holds "PID:START" of the process whose death strands
-	// the tethered one.
+	// the tethered one; see [Supervisor].
 	SupervisorVar = "TETHER_SUPERVISOR"
-	// RunIDVar holds the 32-hex-digit id of the run.
+	// RunIDVar holds the 32-hex-digit id of the run; see [NewRunID].
 	RunIDVar = "TETHER_RUN_ID"
-	// MarkerValue is the only value of the marker variable that counts.
-	MarkerValue = "1"
 )
 
+// markerValue is the only value of the marker variable that counts.
+const markerValue = "1"
+
 // Markers names the two variables that identify a tethered process. The
-// zero value means the protocol's own, TETHER and TETHER_NAME; other
-// supervisors' schemes (SYSTEMPROMPT_SUBPROCESS and MCP_SERVICE_ID, say)
-// are recognised by naming their variables here.
+// zero value means the protocol's own, [DefaultMarkerVar] and
+// [DefaultNameVar]; other supervisors' schemes (SYSTEMPROMPT_SUBPROCESS
+// and MCP_SERVICE_ID, say) are recognised by naming their variables here.
 type Markers struct {
 	MarkerVar string
 	NameVar   string
 }
-
-// DefaultMarkers are the protocol's own variables.
-var DefaultMarkers = Markers{MarkerVar: DefaultMarkerVar, NameVar: DefaultNameVar}
 
 func (m Markers) orDefault() Markers {
 	if m.MarkerVar == "" {
@@ -45,13 +43,13 @@ func (m Markers) orDefault() Markers {
 }
 
 // Validate reports whether both variable names can stand in an
-// environment: non-empty, no '=' and no NUL, and distinct from each other.
+// environment as a shell would export them, and are distinct.
 func (m Markers) Validate() error {
 	m = m.orDefault()
-	if err := ValidateVarName(m.MarkerVar); err != nil {
+	if err := validateVarName(m.MarkerVar); err != nil {
 		return fmt.Errorf("marker variable: %w", err)
 	}
-	if err := ValidateVarName(m.NameVar); err != nil {
+	if err := validateVarName(m.NameVar); err != nil {
 		return fmt.Errorf("name variable: %w", err)
 	}
 	if m.MarkerVar == m.NameVar {
@@ -60,9 +58,9 @@ func (m Markers) Validate() error {
 	return nil
 }
 
-// ValidateVarName accepts the names a shell can export: a letter or '_',
+// validateVarName accepts the names a shell can export: a letter or '_',
 // then letters, digits and '_'.
-func ValidateVarName(key string) error {
+func validateVarName(key string) error {
 	if key == "" {
 		return errors.New("empty variable name")
 	}
@@ -76,7 +74,8 @@ func ValidateVarName(key string) error {
 	return nil
 }
 
-// Stamp is what tether writes into a child's environment.
+// Stamp is what a supervisor writes into its child's environment with
+// [Markers.Environ].
 type Stamp struct {
 	Name       string
 	Supervisor Supervisor
@@ -98,27 +97,38 @@ func (m Markers) Environ(env []string, s Stamp) []string {
 		out = append(out, kv)
 	}
 	return append(out,
-		m.MarkerVar+"="+MarkerValue,
+		m.MarkerVar+"="+markerValue,
 		m.NameVar+"="+s.Name,
 		SupervisorVar+"="+s.Supervisor.String(),
 		RunIDVar+"="+s.RunID,
 	)
 }
 
-// Match reports whether env is tethered: it holds the exact entry
-// MARKER=1 and, when name is not empty, the exact entry NAME_VAR=name.
-// Entries are compared whole, one by one, as the original design does, so
-// "TETHER=1 " or "TETHER_NAME=files2" never match "TETHER=1" or "files".
-func (m Markers) Match(env []string, name string) bool {
+// Entries are the whole entries an environment must hold to be tethered
+// (under name, when it is not empty): MARKER=1 and NAME_VAR=name. A scan
+// over raw environments looks for exactly these.
+func (m Markers) Entries(name string) []string {
 	m = m.orDefault()
-	if !HasEntry(env, m.MarkerVar+"="+MarkerValue) {
-		return false
+	entries := []string{m.MarkerVar + "=" + markerValue}
+	if name != "" {
+		entries = append(entries, m.NameVar+"="+name)
 	}
-	return name == "" || HasEntry(env, m.NameVar+"="+name)
+	return entries
 }
 
-// HasEntry reports whether env holds entry whole ("KEY=VALUE").
-func HasEntry(env []string, entry string) bool {
+// Match reports whether env is tethered: it holds every one of
+// [Markers.Entries]. Entries are compared whole, one by one, so
+// "TETHER=1 " or "TETHER_NAME=files2" never match "TETHER=1" or "files".
+func (m Markers) Match(env []string, name string) bool {
+	for _, e := range m.Entries(name) {
+		if !hasEntry(env, e) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasEntry(env []string, entry string) bool {
 	for _, kv := range env {
 		if kv == entry {
 			return true
@@ -127,8 +137,8 @@ func HasEntry(env []string, entry string) bool {
 	return false
 }
 
-// Lookup returns the value of the first entry of key in env.
-func Lookup(env []string, key string) (string, bool) {
+// lookup returns the value of the first entry of key in env.
+func lookup(env []string, key string) (string, bool) {
 	for _, kv := range env {
 		if len(kv) > len(key) && kv[len(key)] == '=' && kv[:len(key)] == key {
 			return kv[len(key)+1:], true
@@ -140,47 +150,14 @@ func Lookup(env []string, key string) (string, bool) {
 // mismatch explains why Match(env, name) is false.
 func (m Markers) mismatch(env []string, name string) string {
 	m = m.orDefault()
-	if !HasEntry(env, m.MarkerVar+"="+MarkerValue) {
-		if v, ok := Lookup(env, m.MarkerVar); ok {
-			return fmt.Sprintf("%s=%q, not %q", m.MarkerVar, v, MarkerValue)
+	if !hasEntry(env, m.MarkerVar+"="+markerValue) {
+		if v, ok := lookup(env, m.MarkerVar); ok {
+			return fmt.Sprintf("%s=%q, not %q", m.MarkerVar, v, markerValue)
 		}
-		return fmt.Sprintf("no %s=%s in its environment", m.MarkerVar, MarkerValue)
+		return fmt.Sprintf("no %s=%s in its environment", m.MarkerVar, markerValue)
 	}
-	if v, ok := Lookup(env, m.NameVar); ok {
+	if v, ok := lookup(env, m.NameVar); ok {
 		return fmt.Sprintf("%s=%q, not %q", m.NameVar, v, name)
 	}
 	return fmt.Sprintf("no %s in its environment (want %q)", m.NameVar, name)
-}
-
-// EnvMatcher is Match prepared for raw environment blobs, for scans over
-// every process where splitting each blob into strings would dominate.
-type EnvMatcher struct {
-	marker, name []byte
-}
-
-// Matcher prepares Match(_, name) for raw /proc/PID/environ blobs.
-func (m Markers) Matcher(name string) EnvMatcher {
-	m = m.orDefault()
-	e := EnvMatcher{marker: []byte(m.MarkerVar + "=" + MarkerValue)}
-	if name != "" {
-		e.name = []byte(m.NameVar + "=" + name)
-	}
-	return e
-}
-
-// Match reports what Markers.Match(ParseEnviron(blob), name) does, without
-// allocating: only NUL-terminated entries count, compared whole.
-func (e EnvMatcher) Match(blob []byte) bool {
-	marker, name := false, e.name == nil
-	for !(marker && name) {
-		i := bytes.IndexByte(blob, 0)
-		if i < 0 {
-			return false
-		}
-		entry := blob[:i]
-		blob = blob[i+1:]
-		marker = marker || bytes.Equal(entry, e.marker)
-		name = name || bytes.Equal(entry, e.name)
-	}
-	return true
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/tetherproc/tether/probe"
 )
 
-// seed is the original design's scheme: SYSTEMPROMPT_SUBPROCESS=1 and
+// seed is another supervisor's scheme: SYSTEMPROMPT_SUBPROCESS=1 and
 // MCP_SERVICE_ID=<name>, compared entry by entry.
 var seed = probe.Markers{MarkerVar: "SYSTEMPROMPT_SUBPROCESS", NameVar: "MCP_SERVICE_ID"}
 
@@ -55,21 +55,21 @@ func TestMatch(t *testing.T) {
 }
 
 func TestEnvironStamp(t *testing.T) {
-	s := probe.Stamp{Name: "web", Supervisor: probe.Supervisor{PID: 42, Start: 7}, RunID: strings.Repeat("ab", 16)}
+	s := probe.Stamp{Name: "web", Supervisor: probe.Supervisor{PID: 42, StartTime: 7}, RunID: strings.Repeat("ab", 16)}
 	base := []string{"PATH=/bin", "TETHER=1", "TETHER_NAME=old", "TETHER_SUPERVISOR=1:1", "TETHER_RUN_ID=x", "TETHERED=yes"}
-	env := probe.DefaultMarkers.Environ(base, s)
+	env := (probe.Markers{}).Environ(base, s)
 	want := []string{"PATH=/bin", "TETHERED=yes", "TETHER=1", "TETHER_NAME=web", "TETHER_SUPERVISOR=42:7", "TETHER_RUN_ID=" + s.RunID}
 	if strings.Join(env, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Environ = %q, want %q", env, want)
 	}
-	if !probe.DefaultMarkers.Match(env, "web") || probe.DefaultMarkers.Match(env, "old") {
+	if !(probe.Markers{}).Match(env, "web") || (probe.Markers{}).Match(env, "old") {
 		t.Error("the stamp does not match its own name only")
 	}
 	if base[2] != "TETHER_NAME=old" {
 		t.Error("Environ modified its input")
 	}
 	env = seed.Environ(nil, s)
-	if !seed.Match(env, "web") || probe.DefaultMarkers.Match(env, "") {
+	if !seed.Match(env, "web") || (probe.Markers{}).Match(env, "") {
 		t.Errorf("seed stamp %q", env)
 	}
 }
@@ -126,39 +126,6 @@ func TestRunID(t *testing.T) {
 		if err := probe.ValidateRunID(bad); err == nil {
 			t.Errorf("ValidateRunID(%q): no error", bad)
 		}
-	}
-}
-
-func TestSupervisor(t *testing.T) {
-	s, err := probe.ParseSupervisor("4200:31337")
-	if err != nil || s != (probe.Supervisor{PID: 4200, Start: 31337}) || s.String() != "4200:31337" {
-		t.Errorf("ParseSupervisor = %+v, %v", s, err)
-	}
-	for _, bad := range []string{"", "4200", ":1", "0:1", "-1:1", "x:1", "1:", "1:-2", "1:x", "1:2:3"} {
-		if _, err := probe.ParseSupervisor(bad); err == nil {
-			t.Errorf("ParseSupervisor(%q): no error", bad)
-		}
-	}
-}
-
-func TestParsePID(t *testing.T) {
-	if pid, err := probe.ParsePID("1"); err != nil || pid != 1 {
-		t.Errorf("ParsePID(1) = %d, %v", pid, err)
-	}
-	max := probe.MaxPID()
-	for _, bad := range []string{"", "abc", "-1", "0", "00", "1.5", " 1", "1 ", "+1", "0x10", "99999999999",
-		"99999999999999999999999", "-99999999999999999999999"} {
-		_, err := probe.ParsePID(bad)
-		if err == nil {
-			t.Errorf("ParsePID(%q): no error", bad)
-			continue
-		}
-		if !strings.Contains(err.Error(), `"`+bad+`"`) {
-			t.Errorf("ParsePID(%q) = %v: does not name the value", bad, err)
-		}
-	}
-	if _, err := probe.ParsePID(itoa(max + 1)); err == nil {
-		t.Errorf("ParsePID(%d) past the largest PID: no error", max+1)
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// MaxNameLen is the longest name the protocol allows.
-const MaxNameLen = 64
+// maxNameLen is the longest name the protocol allows.
+const maxNameLen = 64
 
 func nameByte(c byte) bool {
 	return c == '.' || c == '_' || c == '-' ||
@@ -18,10 +18,10 @@ func nameByte(c byte) bool {
 // name can stand in an environment entry, a file name and a log line as is.
 func ValidateName(name string) error {
 	if name == "" {
-		return fmt.Errorf("invalid name %q: empty (want 1-%d of A-Z a-z 0-9 . _ -)", name, MaxNameLen)
+		return fmt.Errorf("invalid name %q: empty (want 1-%d of A-Z a-z 0-9 . _ -)", name, maxNameLen)
 	}
-	if len(name) > MaxNameLen {
-		return fmt.Errorf("invalid name %q: %d characters, at most %d", name, len(name), MaxNameLen)
+	if len(name) > maxNameLen {
+		return fmt.Errorf("invalid name %q: %d characters, at most %d", name, len(name), maxNameLen)
 	}
 	for i := 0; i < len(name); i++ {
 		if !nameByte(name[i]) {
@@ -33,7 +33,7 @@ func ValidateName(name string) error {
 
 // NameFor derives the default name of a run from its command: the base
 // name, with every character outside the allowed set replaced by '_', cut to
-// MaxNameLen. It always returns a valid name.
+// maxNameLen. It always returns a valid name.
 func NameFor(command string) string {
 	base := filepath.Base(command)
 	if base == "." || base == "/" || base == "" {
@@ -41,7 +41,7 @@ func NameFor(command string) string {
 	}
 	var b strings.Builder
 	for _, r := range base {
-		if b.Len() == MaxNameLen {
+		if b.Len() == maxNameLen {
 			break
 		}
 		if r < 0x80 && nameByte(byte(r)) {

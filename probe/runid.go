@@ -6,12 +6,12 @@ import (
 	"fmt"
 )
 
-// RunIDLen is the length of a run id: 128 random bits in lowercase hex.
-const RunIDLen = 32
+// runIDLen is the length of a run id: 128 random bits in lowercase hex.
+const runIDLen = 32
 
 // NewRunID returns a fresh random run id.
 func NewRunID() string {
-	var b [RunIDLen / 2]byte
+	var b [runIDLen / 2]byte
 	// crypto/rand.Read never fails on the supported platforms (Go 1.24+).
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
@@ -19,8 +19,8 @@ func NewRunID() string {
 
 // ValidateRunID accepts exactly 32 lowercase hex digits.
 func ValidateRunID(id string) error {
-	if len(id) != RunIDLen {
-		return fmt.Errorf("invalid run id %q: %d characters, want %d lowercase hex digits", id, len(id), RunIDLen)
+	if len(id) != runIDLen {
+		return fmt.Errorf("invalid run id %q: %d characters, want %d lowercase hex digits", id, len(id), runIDLen)
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]

@@ -1,8 +1,12 @@
 package reclaim_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tetherproc/tether/probe"
@@ -17,7 +21,7 @@ func ExampleReclaim() {
 	if err := gone.Start(); err != nil {
 		panic(err)
 	}
-	sup, err := probe.SupervisorOf(gone.Process.Pid)
+	sup, err := supervisorOf(gone.Process.Pid)
 	if err != nil {
 		panic(err)
 	}
@@ -25,17 +29,29 @@ func ExampleReclaim() {
 
 	runID := probe.NewRunID()
 	cmd := exec.Command("/bin/sleep", "60")
-	cmd.Env = probe.DefaultMarkers.Environ(nil, probe.Stamp{Name: "example", Supervisor: sup, RunID: runID})
+	cmd.Env = (probe.Markers{}).Environ(nil, probe.Stamp{Name: "example", Supervisor: sup, RunID: runID})
 	if err := cmd.Start(); err != nil {
 		panic(err)
 	}
-	results, err := reclaim.Reclaim(reclaim.Options{RunID: runID}, reclaim.Action{Grace: 5 * time.Second})
+	sum, err := reclaim.Reclaim(reclaim.Filter{RunID: runID}, reclaim.Action{Grace: 5 * time.Second})
 	if err != nil {
 		panic(err)
 	}
-	for _, r := range results {
+	for _, r := range sum.Results {
 		fmt.Println(r.Name, r.Verdict, r.Outcome, r.Signals)
 	}
 	_ = cmd.Wait()
 	// Output: example stranded gone [TERM]
+}
+
+// supervisorOf names a live process as TETHER_SUPERVISOR does: its PID
+// and its start time, field 22 of /proc/PID/stat, read from the last ')'.
+func supervisorOf(pid int) (probe.Supervisor, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return probe.Supervisor{}, err
+	}
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	start, err := strconv.ParseUint(fields[22-3], 10, 64)
+	return probe.Supervisor{PID: pid, StartTime: start}, err
 }

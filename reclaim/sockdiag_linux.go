@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // The kernel's sock_diag structures (linux/inet_diag.h), which x/sys does
@@ -14,8 +16,8 @@ import (
 const (
 	diagReqLen        = 56
 	diagMsgLen        = 72
-	tcpListenBit      = 1 << tcpListen
-	udpUnconnectedBit = 1 << udpUnconnected
+	tcpListenBit      = 1 << proc.TCPListen
+	udpUnconnectedBit = 1 << proc.UDPUnconnected
 )
 
 // diagListeners asks the kernel through sock_diag netlink for the sockets

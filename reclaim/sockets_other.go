@@ -7,11 +7,10 @@ import (
 	"runtime"
 )
 
-// listeners fails: without /proc/net there is no socket table to read.
+// listeners fails: there is no socket table to read here.
 func listeners(ports map[uint16]bool) (map[uint64]Listener, error) {
 	return nil, fmt.Errorf("looking up the holder of a port is not supported on %s", runtime.GOOS)
 }
 
-func holders(ls map[uint64]Listener) []Holder { return nil }
-
-func listenersOf(pid int, ls map[uint64]Listener) []Listener { return nil }
+// holders finds nothing: see listeners.
+func holders(ls map[uint64]Listener, pids []int) ([]holder, error) { return nil, nil }

@@ -5,34 +5,36 @@ import (
 	"syscall"
 )
 
-// Prepare tethers cmd before it is started: it stamps the markers into
-// cmd.Env (os.Environ() when nil), and arms the parent-death signal and a
-// new process group through cmd.SysProcAttr (other SysProcAttr fields are
-// kept). It returns the options with their defaults filled in, the run id
-// among them.
-func Prepare(cmd *exec.Cmd, opts Options) (Options, error) {
-	opts, err := opts.resolve(cmd.Path)
+// Prepare tethers cmd before it is started, as [exec.Cmd] is prepared
+// before [exec.Cmd.Start]: it stamps the markers of cfg into cmd.Env
+// (os.Environ() when nil) and arms the parent-death signal and a new
+// process group through cmd.SysProcAttr (its other fields are kept). Of
+// cfg only the stamping fields count: Name, Markers, Signal, RunID and
+// Supervisor. It returns cfg with their defaults filled in, the run id
+// among them. Start the command with [Start], never cmd.Start.
+func Prepare(cmd *exec.Cmd, cfg Config) (Config, error) {
+	cfg, err := cfg.resolve(cmd.Path)
 	if err != nil {
-		return opts, err
+		return cfg, err
 	}
-	cmd.Env = opts.environ(cmd.Env)
+	cmd.Env = cfg.environ(cmd.Env)
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	opts.arm(cmd.SysProcAttr)
-	return opts, nil
+	cfg.arm(cmd.SysProcAttr)
+	return cfg, nil
 }
 
 // arm gives a child the parent-death signal and a process group of its
 // own, the two things every tethered child is started with.
-func (o Options) arm(a *syscall.SysProcAttr) {
-	a.Pdeathsig = o.Signal
+func (c Config) arm(a *syscall.SysProcAttr) {
+	a.Pdeathsig = c.Signal
 	a.Setpgid = true
 }
 
-// Start starts a prepared cmd from the spawner thread, so that its
-// parent-death signal fires when this process exits, not when some thread
-// of it does. Wait for it with cmd.Wait as usual.
+// Start starts a cmd made ready by [Prepare] from the spawner thread, so
+// that its parent-death signal fires when this process exits, not when
+// some thread of it does. Wait for it with cmd.Wait as usual.
 func Start(cmd *exec.Cmd) error {
 	return startOnSpawner(cmd)
 }

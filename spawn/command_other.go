@@ -5,8 +5,8 @@ package spawn
 import "os/exec"
 
 // Prepare fails: this platform has no parent-death signal.
-func Prepare(cmd *exec.Cmd, opts Options) (Options, error) {
-	return opts, ErrUnsupported
+func Prepare(cmd *exec.Cmd, cfg Config) (Config, error) {
+	return cfg, ErrUnsupported
 }
 
 // Start fails: this platform has no parent-death signal.

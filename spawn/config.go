@@ -1,27 +1,50 @@
 package spawn
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/probe"
 )
 
-// Config is what Supervise runs.
+// ErrUnsupported is returned where the platform has no parent-death signal.
+var ErrUnsupported = errors.New("tethering a child needs a parent-death signal, which only Linux has")
+
+// Config is how a command is tethered: the same for [Prepare], [Supervise]
+// and [Exec]. The zero value of each field is a sensible default.
 type Config struct {
-	Options
-	// Args is the command line; Args[0] is looked up in PATH.
+	// Name is stamped as the name variable; default: [probe.NameFor]
+	// the command.
+	Name string
+	// Markers names the marker and name variables; default TETHER and
+	// TETHER_NAME.
+	Markers probe.Markers
+	// Signal is the parent-death signal; default SIGTERM.
+	Signal syscall.Signal
+	// RunID is stamped as TETHER_RUN_ID; default a new [probe.NewRunID].
+	RunID string
+	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
+	// process, or with Exec its parent.
+	Supervisor probe.Supervisor
+
+	// Args is the command line of Supervise and Exec; Args[0] is looked
+	// up in PATH. Prepare takes the command from its exec.Cmd instead.
 	Args []string
-	// Grace is how long the tree gets between TERM and KILL; zero means
-	// KILL right after TERM.
+	// Grace is how long the tree gets between TERM and KILL when
+	// Supervise cleans up; zero means KILL right after TERM.
 	Grace time.Duration
 	// OutliveParent keeps running when the caller (the shell, make) dies.
 	// By default the caller's death is handled like SIGTERM.
 	OutliveParent bool
-	// WatchdogPath, when set, is a binary that runs WatchdogMain when
-	// its first argument is WatchdogArg ("/proc/self/exe" for the program
-	// itself).
-	// The watchdog ends the whole tree should the supervisor be killed
-	// with SIGKILL, which no cleanup code of the supervisor survives.
+	// WatchdogPath, when set, is a binary that runs [WatchdogMain] when
+	// its first argument is [WatchdogArg] ("/proc/self/exe" for the
+	// program itself). The watchdog ends the whole tree should the
+	// supervisor be killed with SIGKILL, which no cleanup code of the
+	// supervisor survives.
 	WatchdogPath string
 	// Stdin, Stdout and Stderr default to the calling process's.
 	Stdin, Stdout, Stderr *os.File
@@ -37,15 +60,6 @@ type StartError struct {
 func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
-// ExitStatus is the shell's exit status for a wait status: the exit code,
-// or 128+N for death by signal N.
-func ExitStatus(ws syscall.WaitStatus) int {
-	if ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ws.ExitStatus()
-}
-
 // WatchdogArg, as the first argument, makes a binary the watchdog of a
 // supervisor. A program that calls Supervise with a WatchdogPath must
 // hand control to WatchdogMain when started so:
@@ -54,3 +68,59 @@ func ExitStatus(ws syscall.WaitStatus) int {
 //		os.Exit(spawn.WatchdogMain(os.Args[2:]))
 //	}
 const WatchdogArg = "tether-watchdog"
+
+// exitStatus is the shell's exit status for a wait status: the exit
+// code, or 128+N for death by signal N.
+func exitStatus(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// resolve fills in the defaults for a child running command and
+// validates the result.
+func (c Config) resolve(command string) (Config, error) {
+	if c.Name == "" {
+		c.Name = probe.NameFor(command)
+	}
+	if err := probe.ValidateName(c.Name); err != nil {
+		return c, err
+	}
+	if err := c.Markers.Validate(); err != nil {
+		return c, err
+	}
+	if c.Signal == 0 {
+		c.Signal = syscall.SIGTERM
+	}
+	if c.RunID == "" {
+		c.RunID = probe.NewRunID()
+	} else if err := probe.ValidateRunID(c.RunID); err != nil {
+		return c, err
+	}
+	if c.Supervisor.PID == 0 {
+		s, err := supervisorOf(os.Getpid())
+		if err != nil {
+			return c, err
+		}
+		c.Supervisor = s
+	}
+	return c, nil
+}
+
+// supervisorOf names the live process pid for TETHER_SUPERVISOR.
+func supervisorOf(pid int) (probe.Supervisor, error) {
+	st, err := proc.Host().Stat(pid)
+	if err != nil {
+		return probe.Supervisor{}, fmt.Errorf("read start time of supervisor %d: %w", pid, err)
+	}
+	return probe.Supervisor{PID: pid, StartTime: st.StartTime}, nil
+}
+
+// environ stamps env (the calling process's environment when nil).
+func (c Config) environ(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	return c.Markers.Environ(env, probe.Stamp{Name: c.Name, Supervisor: c.Supervisor, RunID: c.RunID})
+}

@@ -14,7 +14,7 @@ func ExampleStart() {
 	cmd := exec.Command("/bin/sh", "-c", `echo "TETHER=$TETHER TETHER_NAME=$TETHER_NAME"`)
 	var out strings.Builder
 	cmd.Stdout = &out
-	if _, err := spawn.Prepare(cmd, spawn.Options{Name: "web"}); err != nil {
+	if _, err := spawn.Prepare(cmd, spawn.Config{Name: "web"}); err != nil {
 		panic(err)
 	}
 	if err := spawn.Start(cmd); err != nil {

@@ -13,11 +13,15 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
 
-// Forwarded are the signals Supervise passes on to the command's group.
-var Forwarded = []os.Signal{
+// forwarded are the signals Supervise passes on to the command's group:
+// those a terminal or a process manager sends to ask a job to stop,
+// reload or redraw.
+var forwarded = []os.Signal{
 	syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH,
 }
@@ -36,8 +40,9 @@ func lookPath(arg0 string) (string, error) {
 	return "", &StartError{Status: 126, Err: err}
 }
 
-// supervisor is the state of one Supervise call.
-type supervisor struct {
+// run is the state of one Supervise call: the tethered command, the
+// signals coming in, and what must be undone at the end.
+type run struct {
 	cfg   Config
 	child int
 	sigs  chan os.Signal
@@ -46,115 +51,114 @@ type supervisor struct {
 	done   bool
 	// tty is the terminal handed to the command, -1 when none.
 	tty int
-	wd  *watchdog
+	// watchdog starts beside the set-up; wd is set once it has.
+	watchdog func() error
+	wd       *watchdog
 }
 
 // Supervise runs cfg.Args as tether run does and returns its exit status:
-// the command's own, or 128+N when it died of signal N. The error is a
-// *StartError when the command could not be started.
+// the command's own, or 128+N when it died of signal N. In order, as tini
+// does: arm the watchdog, become a child subreaper, follow the caller,
+// take the terminal, start the command, then forward signals and reap
+// until it exits, clean up what is left of its tree, and hand the
+// terminal back. The error is a *[StartError] when the command could not
+// be started.
 func Supervise(cfg Config) (int, error) {
 	if len(cfg.Args) == 0 {
 		return 0, &StartError{Status: 125, Err: errors.New("no command")}
 	}
-	// The watchdog needs only the run id; it starts first and boots while
-	// the rest is set up, and the command starts only once it exists.
-	if cfg.Options.RunID == "" {
-		cfg.Options.RunID = probe.NewRunID()
+	if cfg.RunID == "" {
+		cfg.RunID = probe.NewRunID()
 	}
-	type started struct {
-		wd  *watchdog
-		err error
-	}
-	wdc := make(chan started, 1)
-	if cfg.WatchdogPath != "" {
-		go func() {
-			wd, err := startWatchdog(cfg.WatchdogPath, cfg.Options.RunID, cfg.Grace)
-			wdc <- started{wd, err}
-		}()
-	} else {
-		wdc <- started{}
-	}
-	var wd *watchdog
-	waitWatchdog := sync.OnceValue(func() error {
-		w := <-wdc
-		wd = w.wd
-		return w.err
-	})
-	var sigs chan os.Signal
-	// Whatever way Supervise returns, the watchdog is stopped last, after
-	// the tree is cleaned up. Unregistering the signals waits on the
-	// runtime's signal thread as stopping the watchdog waits on its death,
-	// so the two wait side by side.
-	defer func() {
-		var unnotified chan struct{}
-		if sigs != nil {
-			unnotified = make(chan struct{})
-			go func() { signal.Stop(sigs); close(unnotified) }()
-		}
-		_ = waitWatchdog()
-		if wd != nil {
-			wd.stop()
-		}
-		if unnotified != nil {
-			<-unnotified
-		}
-	}()
-	path, err := lookPath(cfg.Args[0])
+	r := &run{cfg: cfg, sigs: make(chan os.Signal, 32), tty: -1}
+	r.armWatchdog()
+	defer r.finish()
+	path, attr, err := r.prepare()
 	if err != nil {
 		return 0, err
 	}
-	opts, err := cfg.Options.resolve(path)
-	if err != nil {
-		return 0, &StartError{Status: 125, Err: err}
-	}
-	stdin := or(cfg.Stdin, os.Stdin)
-	attr := &syscall.ProcAttr{
-		Env:   opts.environ(nil),
-		Files: []uintptr{stdin.Fd(), or(cfg.Stdout, os.Stdout).Fd(), or(cfg.Stderr, os.Stderr).Fd()},
-		Sys:   &syscall.SysProcAttr{},
-	}
-	opts.arm(attr.Sys)
-
-	s := &supervisor{cfg: cfg, sigs: make(chan os.Signal, 32), tty: -1}
 	// Before the child exists, so that no SIGCHLD or forwarded signal is
 	// lost in between.
-	signal.Notify(s.sigs, append(Forwarded, syscall.SIGCHLD)...)
-	sigs = s.sigs
+	signal.Notify(r.sigs, append(forwarded, syscall.SIGCHLD)...)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
 	if !cfg.OutliveParent {
 		if err := followParent(); err != nil {
 			// The caller died before tether was tied to it: start nothing.
+			trace.Printf("not started: %v", err)
 			return 128 + int(syscall.SIGTERM), nil
 		}
 	}
-	if err := waitWatchdog(); err != nil {
+	if err := r.watchdog(); err != nil {
 		return 0, &StartError{Status: 125, Err: err}
 	}
-	s.wd = wd
-	if fd, ok := foregroundTTY(stdin); ok {
-		attr.Sys.Foreground = true
-		attr.Sys.Ctty = fd
-		s.tty = fd
+	r.takeTerminal(attr)
+	if err := r.start(path, attr); err != nil {
+		return 0, err
 	}
-	// The child is reaped by wait4(-1) below, so that one owner sees every
-	// status and none is stolen; os/exec, which would reap it itself, is
-	// not needed here.
-	var pid int
-	err = runOnSpawner(func() (err error) {
-		pid, err = syscall.ForkExec(path, cfg.Args, attr)
-		return err
-	})
-	if err != nil {
-		status := 126
-		if errors.Is(err, fs.ErrNotExist) {
-			status = 127
+	return r.loop(), nil
+}
+
+// armWatchdog starts the watchdog beside the rest of the set-up: it
+// needs only the run id, and the command starts only once it exists.
+func (r *run) armWatchdog() {
+	if r.cfg.WatchdogPath == "" {
+		r.watchdog = func() error { return nil }
+		return
+	}
+	type started struct {
+		wd  *watchdog
+		err error
+	}
+	c := make(chan started, 1)
+	go func() {
+		wd, err := startWatchdog(watchdogSpec{path: r.cfg.WatchdogPath, shell: "/bin/sh", runID: r.cfg.RunID, grace: r.cfg.Grace})
+		c <- started{wd, err}
+	}()
+	r.watchdog = sync.OnceValue(func() error {
+		s := <-c
+		r.wd = s.wd
+		if s.err == nil {
+			trace.Printf("watchdog %d started for run %s", s.wd.pid, r.cfg.RunID)
 		}
-		return 0, &StartError{Status: status, Err: fmt.Errorf("exec %s: %w", path, err)}
+		return s.err
+	})
+}
+
+// finish runs however Supervise returns: the watchdog is stopped last,
+// after the tree is cleaned up. Unregistering the signals waits on the
+// runtime's signal thread as stopping the watchdog waits on its death,
+// so the two wait side by side.
+func (r *run) finish() {
+	unnotified := make(chan struct{})
+	go func() { signal.Stop(r.sigs); close(unnotified) }()
+	_ = r.watchdog()
+	if r.wd != nil {
+		r.wd.stop()
 	}
-	s.child = pid
-	return s.loop(), nil
+	<-unnotified
+}
+
+// prepare resolves the command and the stamp, and lays out how the
+// child is started.
+func (r *run) prepare() (string, *syscall.ProcAttr, error) {
+	path, err := lookPath(r.cfg.Args[0])
+	if err != nil {
+		return "", nil, err
+	}
+	cfg, err := r.cfg.resolve(path)
+	if err != nil {
+		return "", nil, &StartError{Status: 125, Err: err}
+	}
+	r.cfg = cfg
+	attr := &syscall.ProcAttr{
+		Env:   cfg.environ(nil),
+		Files: []uintptr{or(cfg.Stdin, os.Stdin).Fd(), or(cfg.Stdout, os.Stdout).Fd(), or(cfg.Stderr, os.Stderr).Fd()},
+		Sys:   &syscall.SysProcAttr{},
+	}
+	cfg.arm(attr.Sys)
+	return path, attr, nil
 }
 
 func or(f, def *os.File) *os.File {
@@ -171,74 +175,94 @@ func or(f, def *os.File) *os.File {
 func followParent() error {
 	ppid := os.Getppid()
 	if ppid == 0 {
+		trace.Printf("no parent to follow (init of a PID namespace)")
 		return nil
 	}
-	err := runOnSpawner(func() error {
-		return unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0)
-	})
-	if err != nil {
-		return err
-	}
-	if os.Getppid() != ppid {
-		return errors.New("parent died")
-	}
-	return nil
+	return runOnSpawner(func() error { return armParentDeath(ppid, syscall.SIGTERM) })
 }
 
-// foregroundTTY reports whether in is a terminal of which tether's group
-// has the foreground: then the command's group gets it, so that it can read
-// input and gets Ctrl-C itself.
-func foregroundTTY(in *os.File) (int, bool) {
-	if in == nil {
-		return -1, false
-	}
+// takeTerminal hands the terminal to the command's group when standard
+// input is a terminal of which tether's group has the foreground, so that
+// the command reads input and gets Ctrl-C itself.
+func (r *run) takeTerminal(attr *syscall.ProcAttr) {
+	in := or(r.cfg.Stdin, os.Stdin)
 	fd := int(in.Fd())
 	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
 	if err != nil || pgrp != unix.Getpgrp() {
-		return -1, false
+		return
 	}
-	return fd, true
+	attr.Sys.Foreground = true
+	attr.Sys.Ctty = fd
+	r.tty = fd
+	trace.Printf("terminal on fd %d: handed to the command's group", fd)
+}
+
+// start forks the command from the spawner thread. It is reaped by
+// wait4(-1) in the loop, so that one owner sees every status and none is
+// stolen; os/exec, which would reap it itself, is not used here.
+func (r *run) start(path string, attr *syscall.ProcAttr) error {
+	var pid int
+	err := runOnSpawner(func() (err error) {
+		pid, err = syscall.ForkExec(path, r.cfg.Args, attr)
+		return err
+	})
+	if err != nil {
+		status := 126
+		if errors.Is(err, fs.ErrNotExist) {
+			status = 127
+		}
+		return &StartError{Status: status, Err: fmt.Errorf("exec %s: %w", path, err)}
+	}
+	r.child = pid
+	trace.Printf("started %s as %d in its own group (run %s, name %s)", path, pid, r.cfg.RunID, r.cfg.Name)
+	return nil
 }
 
 // loop waits for the command to exit, forwarding signals and reaping
 // orphans, then cleans up what is left of the tree.
-func (s *supervisor) loop() int {
+func (r *run) loop() int {
 	var kill <-chan time.Time
 	// A SIGCHLD can coalesce with another; the tick makes sure nothing
 	// waits on it forever.
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	for s.reap(); !s.done; s.reap() {
+	for r.reap(); !r.done; r.reap() {
 		select {
-		case sig := <-s.sigs:
+		case sig := <-r.sigs:
 			if sig == syscall.SIGCHLD {
 				continue
 			}
-			s.forward(sig.(syscall.Signal))
+			r.forward(sig.(syscall.Signal))
 			if sig == syscall.SIGTERM && kill == nil {
-				kill = time.After(s.cfg.Grace)
+				kill = time.After(r.cfg.Grace)
 			}
 		case <-kill:
-			s.signalTree(syscall.SIGKILL)
+			trace.Printf("grace of %v after TERM over: KILL to the tree", r.cfg.Grace)
+			for _, m := range r.tree() {
+				_ = proc.Host().Signal(m, syscall.SIGKILL)
+			}
 		case <-tick.C:
 		}
 	}
-	s.cleanup()
-	s.restoreTTY()
-	return ExitStatus(s.status)
+	r.cleanup()
+	r.restoreTerminal()
+	return exitStatus(r.status)
 }
 
 // forward passes sig to the command's process group. The group id is the
 // command's PID, which cannot be recycled while the command is unreaped.
-func (s *supervisor) forward(sig syscall.Signal) {
-	if err := unix.Kill(-s.child, sig); err != nil {
-		_ = unix.Kill(s.child, sig)
+func (r *run) forward(sig syscall.Signal) {
+	if err := unix.Kill(-r.child, sig); err != nil {
+		trace.Printf("forward %s to group %d: %v; to %d alone", unix.SignalName(sig), r.child, err, r.child)
+		_ = unix.Kill(r.child, sig)
+		return
 	}
+	trace.Printf("forwarded %s to group %d", unix.SignalName(sig), r.child)
 }
 
 // reap collects every exited child without blocking: the command's status
 // is kept, adopted orphans are discarded.
-func (s *supervisor) reap() {
+func (r *run) reap() {
 	for {
 		var ws unix.WaitStatus
 		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
@@ -248,64 +272,53 @@ func (s *supervisor) reap() {
 		if err != nil || pid <= 0 {
 			return
 		}
-		if pid == s.child {
-			s.status = syscall.WaitStatus(ws)
-			s.done = true
+		switch {
+		case pid == r.child:
+			r.status = syscall.WaitStatus(ws)
+			r.done = true
+			trace.Printf("command %d ended: exit status %d", pid, exitStatus(r.status))
+		case r.wd == nil || pid != r.wd.pid:
+			trace.Printf("reaped orphan %d", pid)
 		}
 	}
 }
 
 // tree lists the live processes of the command's tree: tether's subtree
-// without its watchdog.
-func (s *supervisor) tree() []member {
+// without its watchdog. As a child subreaper, tether stays an ancestor of
+// everything its command starts, so no scan of every process is needed.
+func (r *run) tree() []proc.Member {
 	skip := 0
-	if s.wd != nil {
-		skip = s.wd.pid
+	if r.wd != nil {
+		skip = r.wd.pid
 	}
-	return subtree(os.Getpid(), skip)
-}
-
-// signalTree signals every live process of the tree.
-func (s *supervisor) signalTree(sig syscall.Signal) int {
-	ms := s.tree()
-	for _, m := range ms {
-		signalMember(m, sig)
-	}
-	return len(ms)
+	return proc.Host().Subtree(os.Getpid(), skip)
 }
 
 // cleanup ends what the command left behind: TERM to the whole tree, up
 // to Grace for it to go, then KILL until nothing is left.
-func (s *supervisor) cleanup() {
-	if s.signalTree(syscall.SIGTERM) == 0 {
-		s.reap()
-		return
-	}
-	deadline := time.Now().Add(s.cfg.Grace)
-	for time.Now().Before(deadline) {
-		s.reap()
-		if len(s.tree()) == 0 {
-			return
-		}
-		s.waitChild(deadline)
-	}
-	for i := 0; i < 100; i++ {
-		s.reap()
-		if s.signalTree(syscall.SIGKILL) == 0 {
-			break
-		}
-		s.waitChild(time.Now().Add(50 * time.Millisecond))
-	}
-	s.reap()
+func (r *run) cleanup() {
+	fs := proc.Host()
+	proc.Escalation{
+		Grace: r.cfg.Grace,
+		List: func() ([]proc.Member, bool) {
+			r.reap()
+			return r.tree(), false
+		},
+		Send: fs.Signal,
+		Wait: r.waitChild,
+		What: fmt.Sprintf("cleanup of %d's tree", r.child),
+	}.Run()
+	r.reap()
 }
 
-// waitChild sleeps until a SIGCHLD arrives or the deadline passes.
-func (s *supervisor) waitChild(deadline time.Time) {
+// waitChild sleeps until a SIGCHLD arrives or the deadline passes, at
+// most 100 ms: a member reaped by its own parent sends tether nothing.
+func (r *run) waitChild(deadline time.Time) {
 	t := time.NewTimer(min(time.Until(deadline), 100*time.Millisecond))
 	defer t.Stop()
 	for {
 		select {
-		case sig := <-s.sigs:
+		case sig := <-r.sigs:
 			if sig == syscall.SIGCHLD {
 				return
 			}
@@ -317,12 +330,13 @@ func (s *supervisor) waitChild(deadline time.Time) {
 	}
 }
 
-// restoreTTY takes the terminal back for tether's own group, so that the
-// shell finds it as it left it.
-func (s *supervisor) restoreTTY() {
-	if s.tty < 0 {
+// restoreTerminal takes the terminal back for tether's own group, so
+// that the shell finds it as it left it.
+func (r *run) restoreTerminal() {
+	if r.tty < 0 {
 		return
 	}
 	signal.Ignore(syscall.SIGTTOU)
-	_ = unix.IoctlSetPointerInt(s.tty, unix.TIOCSPGRP, unix.Getpgrp())
+	_ = unix.IoctlSetPointerInt(r.tty, unix.TIOCSPGRP, unix.Getpgrp())
+	trace.Printf("terminal handed back to group %d", unix.Getpgrp())
 }

@@ -8,7 +8,7 @@ func Supervise(cfg Config) (int, error) {
 }
 
 // Exec fails: this platform has no parent-death signal.
-func Exec(opts Options, args []string, outliveParent bool) error {
+func Exec(cfg Config) error {
 	return &StartError{Status: 125, Err: ErrUnsupported}
 }
 

@@ -18,15 +18,13 @@ import (
 // no shell.
 func TestWatchdogEndsRunWhenSupervisorVanishes(t *testing.T) {
 	for _, c := range []struct{ name, shell string }{
-		{"shell", shell},
+		{"shell", "/bin/sh"},
 		{"no shell", "/nonexistent/sh"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			defer func(s string) { shell = s }(shell)
-			shell = c.shell
 			runID := probe.NewRunID()
-			member := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{probe.RunIDVar + "=" + runID}})
-			wd, err := startWatchdog(os.Args[0], runID, time.Second)
+			member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{probe.RunIDVar + "=" + runID}})
+			wd, err := startWatchdog(watchdogSpec{path: os.Args[0], shell: c.shell, runID: runID, grace: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,7 +36,7 @@ func TestWatchdogEndsRunWhenSupervisorVanishes(t *testing.T) {
 			}
 			var ws unix.WaitStatus
 			if _, err := unix.Wait4(wd.pid, &ws, 0, nil); err != nil || !ws.Exited() || ws.ExitStatus() != 0 {
-				t.Errorf("watchdog: %v, status %v", err, ws)
+				t.Errorf("watchdog: %v, status %v; want exit 0", err, ws)
 			}
 		})
 	}
@@ -47,8 +45,8 @@ func TestWatchdogEndsRunWhenSupervisorVanishes(t *testing.T) {
 // A watchdog told that the supervisor is done leaves the run alone.
 func TestWatchdogToldDoneEndsNothing(t *testing.T) {
 	runID := probe.NewRunID()
-	member := proctest.Start(t, proctest.Wait, proctest.Options{Env: []string{probe.RunIDVar + "=" + runID}})
-	wd, err := startWatchdog(os.Args[0], runID, time.Second)
+	member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{probe.RunIDVar + "=" + runID}})
+	wd, err := startWatchdog(watchdogSpec{path: os.Args[0], shell: "/bin/sh", runID: runID, grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +56,7 @@ func TestWatchdogToldDoneEndsNothing(t *testing.T) {
 	_ = wd.w.Close()
 	var ws unix.WaitStatus
 	if _, err := unix.Wait4(wd.pid, &ws, 0, nil); err != nil || !ws.Exited() || ws.ExitStatus() != 0 {
-		t.Errorf("watchdog: %v, status %v", err, ws)
+		t.Errorf("watchdog: %v, status %v; want exit 0", err, ws)
 	}
 	select {
 	case <-member.Done():

@@ -1,7 +1,6 @@
 package spawn
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
 
@@ -35,16 +36,24 @@ read -r word <&3
 [ "$word" = d ] && exit 0
 exec /proc/self/fd/4 ` + WatchdogArg + ` "$@"`
 
+// watchdogSpec is what a watchdog is started with.
+type watchdogSpec struct {
+	path  string // the binary that runs WatchdogMain
+	shell string // runs the waiting half; "" or missing: the binary waits itself
+	runID string
+	grace time.Duration
+}
+
 // startWatchdog starts the second line of defence: a watcher in its own
 // session holding the read end of a pipe whose write end only the
 // supervisor holds. If the supervisor dies without saying it is done
 // (SIGKILL, the OOM killer), the pipe reads EOF and the watchdog ends
 // every process that carries the run id. It is started before the
 // command, so there is no moment at which a command runs unwatched.
-func startWatchdog(path, runID string, grace time.Duration) (*watchdog, error) {
-	exe, err := os.Open(path)
+func startWatchdog(s watchdogSpec) (*watchdog, error) {
+	exe, err := os.Open(s.path)
 	if err != nil {
-		return nil, fmt.Errorf("open watchdog %s: %w", path, err)
+		return nil, fmt.Errorf("open watchdog %s: %w", s.path, err)
 	}
 	defer exe.Close()
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
@@ -57,18 +66,23 @@ func startWatchdog(path, runID string, grace time.Duration) (*watchdog, error) {
 		return nil, fmt.Errorf("watchdog pipe: %w", err)
 	}
 	defer r.Close()
-	args := []string{runID, strconv.FormatInt(int64(grace), 10)}
-	argv := append([]string{path, WatchdogArg}, args...)
-	if _, err := os.Stat(shell); err == nil {
-		path = shell
+	args := []string{s.runID, strconv.FormatInt(int64(s.grace), 10)}
+	path, argv := s.path, append([]string{s.path, WatchdogArg}, args...)
+	if _, err := os.Stat(s.shell); s.shell != "" && err == nil {
+		path = s.shell
 		argv = append([]string{WatchdogArg, "-c", watchScript, WatchdogArg}, args...)
+	}
+	// Its trace, when there is one, goes where the supervisor's does.
+	env, stderr := []string{}, null.Fd()
+	if trace.On() {
+		env, stderr = []string{trace.Var + "=1"}, os.Stderr.Fd()
 	}
 	// syscall, not os/exec: the supervisor's wait4(-1) reaps the
 	// watchdog like every child, and os/exec would only add its own
 	// bookkeeping (and a probe fork on first use) to the start-up.
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env:   []string{},
-		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), r.Fd(), exe.Fd()},
+		Env:   env,
+		Files: []uintptr{null.Fd(), null.Fd(), stderr, r.Fd(), exe.Fd()},
 		// Its own session: no terminal signal or group kill aimed at
 		// tether's group reaches it.
 		Sys: &syscall.SysProcAttr{Setsid: true},
@@ -79,10 +93,6 @@ func startWatchdog(path, runID string, grace time.Duration) (*watchdog, error) {
 	}
 	return &watchdog{pid: pid, w: w}, nil
 }
-
-// shell runs the waiting half of the watchdog; without it, the program
-// itself waits. A variable only so that a test can take it away.
-var shell = "/bin/sh"
 
 // stop ends the watchdog once the supervisor's own cleanup is done. The
 // watchdog is this process's unreaped child, so its PID cannot have been
@@ -124,82 +134,30 @@ func WatchdogMain(args []string) int {
 	if n == 1 && b[0] == watchdogDone {
 		return 0
 	}
+	trace.Printf("watchdog: supervisor of run %s died; ending the run", args[0])
 	endRun(args[0], time.Duration(grace))
 	return 0
 }
 
-// endRun terminates every process that carries the run id: TERM, up to
-// grace for them to go, then KILL, until none is left. Processes forked in
-// the meantime carry the id too and are found by the next round. One empty
-// scan is not the end: a process in the middle of an execve reads as
-// having no environment, and one forked a moment ago may not be listed
-// yet, so the scans go on until they have come back empty, with no exec
-// in progress anywhere, for quietFor.
+// endRun terminates every process that carries the run id: once the
+// supervisor is gone its tree is scattered, and the run id is the only
+// thing that still ties it together. Processes forked in the meantime
+// carry the id too and are found by the next scan. One empty scan is not
+// the end: a process in the middle of an execve cannot be told apart yet,
+// and one forked a moment ago may not be listed yet, so the scans go on
+// until they have come back empty and settled for a quarter second.
 func endRun(runID string, grace time.Duration) {
-	const quietFor = 250 * time.Millisecond
-	entry := probe.RunIDVar + "=" + runID
-	deadline := time.Now().Add(grace)
-	giveUp := deadline.Add(10 * time.Second)
-	termed := map[member]bool{}
-	var quietSince time.Time
-	for time.Now().Before(giveUp) {
-		ms, executing := findRun(entry)
-		if len(ms) == 0 && !executing {
-			if quietSince.IsZero() {
-				quietSince = time.Now()
-			} else if time.Since(quietSince) >= quietFor {
-				return
-			}
-		} else {
-			quietSince = time.Time{}
-		}
-		kill := time.Now().After(deadline)
-		for _, m := range ms {
-			switch {
-			case kill:
-				signalMember(m, syscall.SIGKILL)
-			case !termed[m]:
-				signalMember(m, syscall.SIGTERM)
-				termed[m] = true
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// findRun scans /proc for live processes whose environment holds entry
-// exactly: once the supervisor is gone, its tree is scattered and the run
-// id is the only thing that still ties it together.
-//
-// executing says that some process was in the middle of an execve and
-// could not be told apart yet.
-func findRun(entry string) (out []member, executing bool) {
-	dir, err := os.Open("/proc")
-	if err != nil {
-		return nil, false
-	}
-	names, _ := dir.Readdirnames(-1)
-	dir.Close()
-	self := os.Getpid()
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil || pid == self {
-			continue
-		}
-		env, err := probe.ReadEnviron(pid)
-		if errors.Is(err, probe.ErrExecuting) {
-			// It may be one of the run's: the scan is not empty.
-			executing = true
-			continue
-		}
-		if err != nil || !probe.HasEntry(env, entry) {
-			continue
-		}
-		st, err := probe.ReadStat(pid)
-		if err != nil || st.Zombie() {
-			continue
-		}
-		out = append(out, member{pid: pid, start: st.Start})
-	}
-	return out, executing
+	fs := proc.Host()
+	entries := []string{probe.RunIDVar + "=" + runID}
+	proc.Escalation{
+		Grace: grace,
+		List: func() ([]proc.Member, bool) {
+			ms, executing := fs.Scan(entries)
+			return ms, len(executing) > 0
+		},
+		Send:  fs.Signal,
+		Wait:  func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) },
+		Quiet: 250 * time.Millisecond,
+		What:  "watchdog of run " + runID,
+	}.Run()
 }

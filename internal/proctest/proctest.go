@@ -18,6 +18,9 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/probe"
 )
 
 const (
@@ -90,8 +93,8 @@ func Helper(extra map[string]func()) {
 	os.Exit(2)
 }
 
-// Options adjust a helper.
-type Options struct {
+// Spec says how a helper is started.
+type Spec struct {
 	// Env is added to the helper's environment (after the test's own,
 	// with the marker variables of the test's environment removed).
 	Env []string
@@ -141,19 +144,19 @@ func (p *Proc) Done() <-chan struct{} { return p.done }
 
 // Start starts the test binary in the given helper mode. The helper is
 // stopped and reaped when the test ends.
-func Start(t testing.TB, mode string, opts Options) *Proc {
+func Start(t testing.TB, mode string, opts Spec) *Proc {
 	t.Helper()
 	return start(t, mode, opts, true)
 }
 
 // StartUnreaped is Start without the wait: the helper stays a zombie after
 // it exits, until the test calls Reap. Cleanup still reaps it.
-func StartUnreaped(t testing.TB, mode string, opts Options) *Proc {
+func StartUnreaped(t testing.TB, mode string, opts Spec) *Proc {
 	t.Helper()
 	return start(t, mode, opts, false)
 }
 
-func start(t testing.TB, mode string, opts Options, reap bool) *Proc {
+func start(t testing.TB, mode string, opts Spec, reap bool) *Proc {
 	t.Helper()
 	path := opts.Path
 	if path == "" {
@@ -317,4 +320,14 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// SupervisorOf names the live process pid as TETHER_SUPERVISOR would,
+// for a test that stamps a helper by hand.
+func SupervisorOf(pid int) (probe.Supervisor, error) {
+	st, err := proc.Host().Stat(pid)
+	if err != nil {
+		return probe.Supervisor{}, err
+	}
+	return probe.Supervisor{PID: pid, StartTime: st.StartTime}, nil
 }

@@ -1,4 +1,4 @@
-package probe
+package proc
 
 import (
 	"bytes"
@@ -8,15 +8,15 @@ import (
 
 // Stat is the part of /proc/PID/stat that identifies a process.
 type Stat struct {
-	PID     int
-	Comm    string // the command name, as the kernel keeps it (at most 15 bytes)
-	State   byte   // R, S, D, Z, T, t, X, I, ...
-	PPID    int
-	PGRP    int
-	Session int
-	TTY     int    // tty_nr, the controlling terminal's device number; 0 for none
-	Flags   uint64 // the kernel's PF_* flags
-	Start   uint64 // starttime: clock ticks after boot
+	PID       int
+	Comm      string // the command name, as the kernel keeps it (at most 15 bytes)
+	State     byte   // R, S, D, Z, T, t, X, I, ...
+	PPID      int
+	PGID      int // the process group
+	Session   int
+	TTY       int    // tty_nr, the controlling terminal's device number; 0 for none
+	Flags     uint64 // the kernel's PF_* flags
+	StartTime uint64 // starttime: clock ticks after boot
 }
 
 // pfKthread is the kernel's PF_KTHREAD flag.
@@ -58,7 +58,7 @@ func ParseStat(data []byte) (Stat, error) {
 	ints := []struct {
 		field int
 		dst   *int
-	}{{4, &s.PPID}, {5, &s.PGRP}, {6, &s.Session}, {7, &s.TTY}}
+	}{{4, &s.PPID}, {5, &s.PGID}, {6, &s.Session}, {7, &s.TTY}}
 	for _, f := range ints {
 		v, err := strconv.ParseInt(string(fields[f.field-3]), 10, 64)
 		if err != nil {
@@ -69,7 +69,7 @@ func ParseStat(data []byte) (Stat, error) {
 	if s.Flags, err = strconv.ParseUint(string(fields[9-3]), 10, 64); err != nil {
 		return s, fmt.Errorf("parse stat %q: field 9 (flags): %w", clip(data), err)
 	}
-	if s.Start, err = strconv.ParseUint(string(fields[22-3]), 10, 64); err != nil {
+	if s.StartTime, err = strconv.ParseUint(string(fields[22-3]), 10, 64); err != nil {
 		return s, fmt.Errorf("parse stat %q: field 22 (starttime): %w", clip(data), err)
 	}
 	return s, nil

@@ -1,6 +1,6 @@
 //go:build darwin
 
-package probe
+package proc
 
 import (
 	"bytes"
@@ -11,11 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Supported reports whether this platform can read a process's identity.
-func Supported() bool { return true }
-
 // MaxPID returns the largest PID macOS hands out.
-func MaxPID() int { return 99998 }
+func (fs FS) MaxPID() int { return 99998 }
 
 // sZomb is SZOMB of <sys/proc.h>, which x/sys does not export.
 const sZomb = 5
@@ -28,9 +25,9 @@ func existsOr(pid int, what string, err error) error {
 	return &readError{what: what, kind: kind, err: err}
 }
 
-// ReadProcess reads the kern.proc.pid sysctl. Start is the start time in
-// microseconds since the epoch.
-func ReadProcess(pid int) (Process, error) {
+// Process reads the kern.proc.pid sysctl; the root is not used. StartTime
+// is the start time in microseconds since the epoch.
+func (fs FS) Process(pid int) (Process, error) {
 	what := fmt.Sprintf("sysctl kern.proc.pid %d", pid)
 	if pid <= 0 {
 		return Process{}, &readError{what: what, kind: ErrGone, err: unix.ESRCH}
@@ -49,13 +46,13 @@ func ReadProcess(pid int) (Process, error) {
 	}
 	tv := k.Proc.P_starttime
 	return Process{
-		PID:    pid,
-		PPID:   int(k.Eproc.Ppid),
-		PGID:   int(k.Eproc.Pgid),
-		UID:    int(k.Eproc.Ucred.Uid),
-		Start:  uint64(tv.Sec)*1e6 + uint64(tv.Usec),
-		Zombie: k.Proc.P_stat == sZomb,
-		Comm:   string(comm),
+		PID:       pid,
+		PPID:      int(k.Eproc.Ppid),
+		PGID:      int(k.Eproc.Pgid),
+		UID:       int(k.Eproc.Ucred.Uid),
+		StartTime: uint64(tv.Sec)*1e6 + uint64(tv.Usec),
+		Zombie:    k.Proc.P_stat == sZomb,
+		Comm:      string(comm),
 	}, nil
 }
 
@@ -74,8 +71,8 @@ func readProcArgs(pid int) (ProcArgs, error) {
 	return pa, nil
 }
 
-// ReadEnviron reads the environment pid was started with.
-func ReadEnviron(pid int) ([]string, error) {
+// Environ reads the environment pid was started with.
+func (fs FS) Environ(pid int) ([]string, error) {
 	pa, err := readProcArgs(pid)
 	if err != nil {
 		return nil, err
@@ -87,31 +84,31 @@ func ReadEnviron(pid int) ([]string, error) {
 	return pa.Env, nil
 }
 
-// ReadCmdline reads pid's arguments, for display.
-func ReadCmdline(pid int) ([]string, error) {
+// Cmdline reads pid's arguments, for display.
+func (fs FS) Cmdline(pid int) ([]string, error) {
 	pa, err := readProcArgs(pid)
 	return pa.Args, err
 }
 
-// ReadStat gives the fields of Stat that macOS has, from ReadProcess.
-func ReadStat(pid int) (Stat, error) {
-	p, err := ReadProcess(pid)
+// Stat gives the fields of Stat that macOS has, from Process.
+func (fs FS) Stat(pid int) (Stat, error) {
+	p, err := fs.Process(pid)
 	if err != nil {
 		return Stat{}, err
 	}
-	st := Stat{PID: pid, Comm: p.Comm, State: 'S', PPID: p.PPID, PGRP: p.PGID, Start: p.Start}
+	st := Stat{PID: pid, Comm: p.Comm, State: 'S', PPID: p.PPID, PGID: p.PGID, StartTime: p.StartTime}
 	if p.Zombie {
 		st.State = 'Z'
 	}
 	return st, nil
 }
 
-// StartedAt turns a Start value (microseconds since the epoch) into time.
-func StartedAt(start uint64) (time.Time, error) {
+// StartedAt turns a start time (microseconds since the epoch) into time.
+func (fs FS) StartedAt(start uint64) (time.Time, error) {
 	return time.UnixMicro(int64(start)), nil
 }
 
 // Executing is always false here: kern.procargs2 gives the arguments and
 // the environment in one read, and no equivalent of Linux's window, where
 // both read as empty, is known to tether.
-func Executing(pid int) bool { return false }
+func (fs FS) Executing(pid int) bool { return false }

@@ -1,4 +1,4 @@
-package probe_test
+package proc_test
 
 import (
 	"bytes"
@@ -6,16 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/probe"
 )
 
 func fixture(t testing.TB, parts ...string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(append([]string{"..", "testdata"}, parts...)...))
+	data, err := os.ReadFile(filepath.Join(append([]string{"testdata"}, parts...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func fixture(t testing.TB, parts ...string) []byte {
 
 func fixtures(t testing.TB, dir string) map[string][]byte {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "testdata", dir, "*"))
+	paths, err := filepath.Glob(filepath.Join("testdata", dir, "*"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no fixtures in testdata/%s: %v", dir, err)
 	}
@@ -42,19 +44,19 @@ func fixtures(t testing.TB, dir string) map[string][]byte {
 func TestParseStat(t *testing.T) {
 	tests := []struct {
 		file    string
-		want    probe.Stat
+		want    proc.Stat
 		zombie  bool
 		kthread bool
 	}{
-		{"cat.stat", probe.Stat{PID: 5983, Comm: "cat", State: 'R', PPID: 5965, PGRP: 5965, Session: 1051, Flags: 4194304, Start: 31855}, false, false},
-		{"hostile.stat", probe.Stat{PID: 5971, Comm: "x) Z (y z", State: 'S', PPID: 5970, PGRP: 5965, Session: 1051, Flags: 4194304, Start: 31814}, false, false},
-		{"newline.stat", probe.Stat{PID: 5978, Comm: "a\nb) R 1 (", State: 'S', PPID: 5977, PGRP: 5965, Session: 1051, Flags: 4194304, Start: 31835}, false, false},
-		{"kthreadd.stat", probe.Stat{PID: 2, Comm: "kthreadd", State: 'S', Flags: 2129984, Start: 24}, false, true},
-		{"zombie.stat", probe.Stat{PID: 6049, Comm: "python3", State: 'Z', PPID: 6008, PGRP: 6006, Session: 1051, Flags: 4227148, Start: 32200}, true, false},
+		{"cat.stat", proc.Stat{PID: 5983, Comm: "cat", State: 'R', PPID: 5965, PGID: 5965, Session: 1051, Flags: 4194304, StartTime: 31855}, false, false},
+		{"hostile.stat", proc.Stat{PID: 5971, Comm: "x) Z (y z", State: 'S', PPID: 5970, PGID: 5965, Session: 1051, Flags: 4194304, StartTime: 31814}, false, false},
+		{"newline.stat", proc.Stat{PID: 5978, Comm: "a\nb) R 1 (", State: 'S', PPID: 5977, PGID: 5965, Session: 1051, Flags: 4194304, StartTime: 31835}, false, false},
+		{"kthreadd.stat", proc.Stat{PID: 2, Comm: "kthreadd", State: 'S', Flags: 2129984, StartTime: 24}, false, true},
+		{"zombie.stat", proc.Stat{PID: 6049, Comm: "python3", State: 'Z', PPID: 6008, PGID: 6006, Session: 1051, Flags: 4227148, StartTime: 32200}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got, err := probe.ParseStat(fixture(t, "proc", "stat", tt.file))
+			got, err := proc.ParseStat(fixture(t, "proc", "stat", tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +69,7 @@ func TestParseStat(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"short.stat", "noparen.stat"} {
-		if _, err := probe.ParseStat(fixture(t, "proc", "stat", bad)); err == nil {
+		if _, err := proc.ParseStat(fixture(t, "proc", "stat", bad)); err == nil {
 			t.Errorf("ParseStat(%s): no error", bad)
 		}
 	}
@@ -76,19 +78,19 @@ func TestParseStat(t *testing.T) {
 func TestParseStatus(t *testing.T) {
 	tests := []struct {
 		file string
-		want probe.Status
+		want proc.Status
 	}{
-		{"sleep.status", probe.Status{Tgid: 5971, UID: 0}},
-		{"thread.status", probe.Status{Tgid: 6008, UID: 0}},
-		{"zombie.status", probe.Status{Tgid: 6049, UID: 0}},
+		{"sleep.status", proc.Status{TGID: 5971, UID: 0}},
+		{"thread.status", proc.Status{TGID: 6008, UID: 0}},
+		{"zombie.status", proc.Status{TGID: 6049, UID: 0}},
 	}
 	for _, tt := range tests {
-		got, err := probe.ParseStatus(fixture(t, "proc", "status", tt.file))
+		got, err := proc.ParseStatus(fixture(t, "proc", "status", tt.file))
 		if err != nil || got != tt.want {
 			t.Errorf("ParseStatus(%s) = %+v, %v; want %+v", tt.file, got, err, tt.want)
 		}
 	}
-	if _, err := probe.ParseStatus(fixture(t, "proc", "status", "notgid.status")); err == nil {
+	if _, err := proc.ParseStatus(fixture(t, "proc", "status", "notgid.status")); err == nil {
 		t.Error("ParseStatus(notgid.status): no error")
 	}
 }
@@ -108,7 +110,7 @@ func TestParseEnviron(t *testing.T) {
 		{"holes.environ", []string{"A=1", "", "=x", "noequals", "TETHER=1"}},
 	}
 	for _, tt := range tests {
-		got := probe.ParseEnviron(fixture(t, "proc", "environ", tt.file))
+		got := proc.ParseEnviron(fixture(t, "proc", "environ", tt.file))
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("ParseEnviron(%s) = %q, want %q", tt.file, got, tt.want)
 		}
@@ -116,12 +118,12 @@ func TestParseEnviron(t *testing.T) {
 }
 
 func TestParseCmdline(t *testing.T) {
-	got := probe.ParseCmdline([]byte("server\x00--port\x008080\x00"))
+	got := proc.ParseCmdline([]byte("server\x00--port\x008080\x00"))
 	if want := []string{"server", "--port", "8080"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseCmdline = %q, want %q", got, want)
 	}
 	// A rewritten title without its NUL is still shown.
-	if got := probe.ParseCmdline([]byte("nginx: worker")); !reflect.DeepEqual(got, []string{"nginx: worker"}) {
+	if got := proc.ParseCmdline([]byte("nginx: worker")); !reflect.DeepEqual(got, []string{"nginx: worker"}) {
 		t.Errorf("ParseCmdline(title) = %q", got)
 	}
 }
@@ -129,26 +131,26 @@ func TestParseCmdline(t *testing.T) {
 func TestParseProcArgs2(t *testing.T) {
 	tests := []struct {
 		file string
-		want probe.ProcArgs
+		want proc.ProcArgs
 	}{
-		{"simple.bin", probe.ProcArgs{Path: "/usr/local/bin/server", Args: []string{"server", "--port=8080"},
+		{"simple.bin", proc.ProcArgs{Path: "/usr/local/bin/server", Args: []string{"server", "--port=8080"},
 			Env: []string{"PATH=/usr/bin", "TETHER=1", "TETHER_NAME=web"}}},
 		// Arguments that look like KEY=VALUE are skipped by count.
-		{"argkv.bin", probe.ProcArgs{Path: "/bin/env", Args: []string{"env", "TETHER=1", "TETHER_NAME=web"},
+		{"argkv.bin", proc.ProcArgs{Path: "/bin/env", Args: []string{"env", "TETHER=1", "TETHER_NAME=web"},
 			Env: []string{"PATH=/usr/bin"}}},
-		{"noenv.bin", probe.ProcArgs{Path: "/bin/hardened", Args: []string{"hardened"}}},
+		{"noenv.bin", proc.ProcArgs{Path: "/bin/hardened", Args: []string{"hardened"}}},
 	}
 	for _, tt := range tests {
-		got, err := probe.ParseProcArgs2(fixture(t, "procargs2", tt.file))
+		got, err := proc.ParseProcArgs2(fixture(t, "procargs2", tt.file))
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("ParseProcArgs2(%s) = %+v, %v; want %+v", tt.file, got, err, tt.want)
 		}
-		if probe.DefaultMarkers.Match(got.Env, "web") && tt.file == "argkv.bin" {
+		if slices.Contains(got.Env, "TETHER=1") && tt.file == "argkv.bin" {
 			t.Error("argkv.bin: arguments were taken for the environment")
 		}
 	}
 	for _, bad := range []string{"truncated.bin", "short.bin"} {
-		if _, err := probe.ParseProcArgs2(fixture(t, "procargs2", bad)); err == nil {
+		if _, err := proc.ParseProcArgs2(fixture(t, "procargs2", bad)); err == nil {
 			t.Errorf("ParseProcArgs2(%s): no error", bad)
 		}
 	}
@@ -159,7 +161,7 @@ func FuzzParseStat(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := probe.ParseStat(data)
+		s, err := proc.ParseStat(data)
 		if err != nil {
 			return
 		}
@@ -179,8 +181,8 @@ func FuzzParseStatus(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := probe.ParseStatus(data)
-		if err == nil && (st.Tgid < 0 || st.UID < 0) {
+		st, err := proc.ParseStatus(data)
+		if err == nil && (st.TGID < 0 || st.UID < 0) {
 			t.Errorf("ParseStatus = %+v with no error", st)
 		}
 	})
@@ -191,7 +193,7 @@ func FuzzParseEnviron(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		env := probe.ParseEnviron(data)
+		env := proc.ParseEnviron(data)
 		// Every entry returned was NUL-terminated in the input, in order:
 		// joined back, they are a prefix of it.
 		var joined []byte
@@ -215,7 +217,7 @@ func FuzzParseProcArgs2(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pa, err := probe.ParseProcArgs2(data)
+		pa, err := proc.ParseProcArgs2(data)
 		if err != nil {
 			return
 		}
@@ -232,8 +234,8 @@ func FuzzParseProcArgs2(f *testing.F) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// The raw-blob matcher agrees with Match on parsed entries, whatever the
-// blob holds.
+// The raw-blob matcher of the scan agrees with probe's Match on parsed
+// entries, whatever the blob holds.
 func FuzzMatchEnviron(f *testing.F) {
 	for _, data := range fixtures(f, "proc/environ") {
 		f.Add(data, "web")
@@ -242,9 +244,13 @@ func FuzzMatchEnviron(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, blob []byte, name string) {
 		for _, m := range []probe.Markers{{}, {MarkerVar: "SYSTEMPROMPT_SUBPROCESS", NameVar: "MCP_SERVICE_ID"}} {
-			want := m.Match(probe.ParseEnviron(blob), name)
-			if got := m.Matcher(name).Match(blob); got != want {
-				t.Fatalf("%+v: Matcher(%q).Match(%q) = %v, Match = %v", m, name, blob, got, want)
+			want := m.Match(proc.ParseEnviron(blob), name)
+			var entries [][]byte
+			for _, e := range m.Entries(name) {
+				entries = append(entries, []byte(e))
+			}
+			if got := proc.HasEntries(blob, entries); got != want {
+				t.Fatalf("%+v: HasEntries(%q, %q) = %v, Match = %v", m, blob, entries, got, want)
 			}
 		}
 	})

@@ -1,4 +1,4 @@
-package probe
+package proc
 
 import (
 	"bytes"
@@ -6,16 +6,16 @@ import (
 	"strconv"
 )
 
-// Status is the part of /proc/PID/status that probe needs.
+// Status is the part of /proc/PID/status that tether needs.
 type Status struct {
-	Tgid int // the thread group (process) the task belongs to
+	TGID int // the thread group (process) the task belongs to
 	UID  int // the real user id
 }
 
 // ParseStatus parses the contents of /proc/PID/status. A task whose Tgid
 // differs from its PID is a thread, not a process.
 func ParseStatus(data []byte) (Status, error) {
-	st := Status{Tgid: -1, UID: -1}
+	st := Status{TGID: -1, UID: -1}
 	for len(data) > 0 {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte{'\n'})
@@ -29,7 +29,7 @@ func ParseStatus(data []byte) (Status, error) {
 			if err != nil || v < 0 {
 				return st, fmt.Errorf("parse status: bad Tgid %q", bytes.TrimSpace(val))
 			}
-			st.Tgid = v
+			st.TGID = v
 		case "Uid":
 			f := bytes.Fields(val)
 			if len(f) == 0 {
@@ -41,11 +41,11 @@ func ParseStatus(data []byte) (Status, error) {
 			}
 			st.UID = v
 		}
-		if st.Tgid >= 0 && st.UID >= 0 {
+		if st.TGID >= 0 && st.UID >= 0 {
 			return st, nil
 		}
 	}
-	if st.Tgid < 0 {
+	if st.TGID < 0 {
 		return st, fmt.Errorf("parse status: no Tgid line")
 	}
 	return st, fmt.Errorf("parse status: no Uid line")

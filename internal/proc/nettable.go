@@ -1,4 +1,4 @@
-package reclaim
+package proc
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/netip"
+	"os"
 	"strconv"
 )
 
@@ -18,11 +19,31 @@ type Socket struct {
 	Inode uint64
 }
 
-// TCP and UDP states that mean "serving this port".
+// TCP and UDP states that mean "serving this port", as the kernel numbers
+// them in these tables and in sock_diag.
 const (
-	tcpListen      = 0x0A
-	udpUnconnected = 0x07
+	TCPListen      = 0x0A
+	UDPUnconnected = 0x07
 )
+
+// NetTable reads and parses net/NAME of the table (tcp, tcp6, udp or
+// udp6): the sockets of the reader's network namespace. A table the
+// kernel does not have (no IPv6) reads as empty.
+func (fs FS) NetTable(name string) ([]Socket, error) {
+	path := fs.root + "/net/" + name
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	socks, err := ParseNetTable(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return socks, nil
+}
 
 // ParseNetTable parses a /proc/net/{tcp,tcp6,udp,udp6} table. Addresses are
 // hex, each 32-bit word in host byte order (0100007F is 127.0.0.1 on a

@@ -1,4 +1,4 @@
-package reclaim_test
+package proc_test
 
 import (
 	"net/netip"
@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tetherproc/tether/reclaim"
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 func table(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "proc", "net", name))
+	data, err := os.ReadFile(filepath.Join("testdata", "proc", "net", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,30 +21,30 @@ func table(t testing.TB, name string) []byte {
 func TestParseNetTable(t *testing.T) {
 	tests := []struct {
 		file string
-		want []reclaim.Socket
+		want []proc.Socket
 	}{
-		{"tcp", []reclaim.Socket{
+		{"tcp", []proc.Socket{
 			{Addr: netip.MustParseAddr("127.0.0.1"), Port: 38080, State: 0x0A, Inode: 285292},
 			{Addr: netip.MustParseAddr("0.0.0.0"), Port: 2024, State: 0x0A, Inode: 1529},
 			// Both ends of a connection: not listeners.
 			{Addr: netip.MustParseAddr("127.0.0.1"), Port: 38080, State: 0x01, Inode: 285298},
 			{Addr: netip.MustParseAddr("127.0.0.1"), Port: 38090, State: 0x01, Inode: 285297},
 		}},
-		{"tcp6", []reclaim.Socket{
+		{"tcp6", []proc.Socket{
 			{Addr: netip.MustParseAddr("::1"), Port: 38082, State: 0x0A, Inode: 0},
 			{Addr: netip.MustParseAddr("::"), Port: 38081, State: 0x0A, Inode: 0},
 		}},
-		{"udp", []reclaim.Socket{
+		{"udp", []proc.Socket{
 			{Addr: netip.MustParseAddr("0.0.0.0"), Port: 38083, State: 0x07, Inode: 285295},
 			{Addr: netip.MustParseAddr("127.0.0.1"), Port: 38091, State: 0x01, Inode: 285299},
 		}},
-		{"udp6", []reclaim.Socket{
+		{"udp6", []proc.Socket{
 			{Addr: netip.MustParseAddr("::"), Port: 38084, State: 0x07, Inode: 0},
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got, err := reclaim.ParseNetTable(table(t, tt.file))
+			got, err := proc.ParseNetTable(table(t, tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestParseNetTable(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"short", "noheader"} {
-		if _, err := reclaim.ParseNetTable(table(t, bad)); err == nil {
+		if _, err := proc.ParseNetTable(table(t, bad)); err == nil {
 			t.Errorf("ParseNetTable(%s): no error", bad)
 		}
 	}
@@ -71,7 +71,7 @@ func FuzzParseNetTable(f *testing.F) {
 		f.Add(table(f, name))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		socks, err := reclaim.ParseNetTable(data)
+		socks, err := proc.ParseNetTable(data)
 		if err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package probe
+package proc
 
 import "bytes"
 
@@ -32,4 +32,34 @@ func splitNUL(data []byte, keepPartial bool) []string {
 		data = rest
 	}
 	return out
+}
+
+// HasEntries reports whether a raw environ blob holds each of entries
+// whole, as ParseEnviron would split it, without allocating: only
+// NUL-terminated entries count, compared byte for byte, so that a scan
+// over every process does not pay for strings it will throw away.
+func HasEntries(blob []byte, entries [][]byte) bool {
+	var small [4]bool
+	found := small[:0]
+	if len(entries) <= len(small) {
+		found = small[:len(entries)]
+	} else {
+		found = make([]bool, len(entries))
+	}
+	left := len(entries)
+	for left > 0 {
+		i := bytes.IndexByte(blob, 0)
+		if i < 0 {
+			return false
+		}
+		entry := blob[:i]
+		blob = blob[i+1:]
+		for j, want := range entries {
+			if !found[j] && bytes.Equal(entry, want) {
+				found[j] = true
+				left--
+			}
+		}
+	}
+	return true
 }

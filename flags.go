@@ -1,0 +1,64 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/reclaim"
+)
+
+// markerFlags name another supervisor's marker scheme; every command
+// that reads markers takes them.
+func markerFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "marker-var", Value: probe.DefaultMarkerVar, Usage: "the marker variable, which must hold `KEY`=1"},
+		&cli.StringFlag{Name: "name-var", Value: probe.DefaultNameVar, Usage: "the variable that holds the name (`KEY`)"},
+	}
+}
+
+func markersFrom(c *cli.Context) (probe.Markers, error) {
+	m := probe.Markers{MarkerVar: c.String("marker-var"), NameVar: c.String("name-var")}
+	if err := m.Validate(); err != nil {
+		return m, usagef("tether %s: %v", c.Command.Name, err)
+	}
+	return m, nil
+}
+
+// filterFlags are the selection flags shared by reclaim and ps.
+func filterFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "name", Usage: "only processes named `NAME`"},
+		&cli.StringSliceFlag{Name: "port", Usage: "only the holders of `PORT` (TCP listening or UDP bound; repeatable)"},
+		&cli.StringFlag{Name: "run-id", Usage: "only the run `ID` (32 hex digits)"},
+		&cli.BoolFlag{Name: "any-user", Usage: "include other users' processes (default: only yours)"},
+		&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+	}, markerFlags()...)
+}
+
+// filterFrom reads the selection flags, naming any bad value.
+func filterFrom(c *cli.Context) (reclaim.Filter, error) {
+	cmd := "tether " + c.Command.Name
+	m, err := markersFrom(c)
+	if err != nil {
+		return reclaim.Filter{}, err
+	}
+	f := reclaim.Filter{
+		Markers: m,
+		Name:    c.String("name"),
+		RunID:   c.String("run-id"),
+		AnyUser: c.Bool("any-user"),
+	}
+	if c.IsSet("name") && f.Name == "" {
+		return f, usagef("%s: --name: invalid name \"\": empty", cmd)
+	}
+	if c.IsSet("run-id") && f.RunID == "" {
+		return f, usagef("%s: --run-id: invalid run id \"\": empty", cmd)
+	}
+	if f.Ports, err = parsePorts(c.StringSlice("port")); err != nil {
+		return f, usagef("%s: --port: %v", cmd, err)
+	}
+	if err := f.Validate(); err != nil {
+		return f, usagef("%s: %v", cmd, err)
+	}
+	return f, nil
+}

@@ -1,0 +1,124 @@
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// KillWait bounds the wait for processes to go after SIGKILL: only a
+// process stuck in the kernel (D state) takes longer, and past it the
+// escalation reports the survivors instead of waiting on them forever.
+const KillWait = 10 * time.Second
+
+// Signal sends sig to m through a handle opened before m's start time is
+// read again, so that a PID recycled since m was seen (a grandchild
+// reaped by its own parent) is never signalled. ErrGone when m no longer
+// holds its PID.
+func (fs FS) Signal(m Member, sig syscall.Signal) error {
+	h, err := fs.Open(m.PID)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	st, err := fs.Stat(m.PID)
+	switch {
+	case err != nil:
+		return err
+	case st.StartTime != m.StartTime:
+		return &readError{what: fmt.Sprintf("signal %d", m.PID), kind: ErrGone,
+			err: fmt.Errorf("PID recycled (start time %d, was %d)", st.StartTime, m.StartTime)}
+	case st.Zombie():
+		return &readError{what: fmt.Sprintf("signal %d", m.PID), kind: ErrGone, err: errors.New("a zombie")}
+	}
+	return h.Signal(sig)
+}
+
+// Escalation ends a set of processes that may grow while it runs: Signal
+// to each member the first time it is seen, SIGKILL to every member once
+// Grace has passed, until the set is empty. It is the one TERM, grace,
+// KILL of tether: the cleanup of a run's tree, the watchdog's end of a
+// run, and each process a reclaim terminates.
+type Escalation struct {
+	// Signal is sent first; default SIGTERM.
+	Signal syscall.Signal
+	// Grace is how long the set gets between Signal and SIGKILL.
+	Grace time.Duration
+	// List returns the live members now; unsettled says that some process
+	// could not yet be told to be a member or not (in the middle of an
+	// execve), so an empty list does not end the set.
+	List func() (live []Member, unsettled bool)
+	// Send signals one member; ErrGone means it is already gone.
+	Send func(m Member, sig syscall.Signal) error
+	// Wait blocks until a member may have exited or until the deadline.
+	Wait func(deadline time.Time)
+	// Quiet is how long List must come back empty and settled before the
+	// set is taken as ended: a process forked a moment ago may not be
+	// listed yet. Zero ends it at the first empty list.
+	Quiet time.Duration
+	// What names the set in trace lines: "tree of 4242", "run 3fa0…".
+	What string
+}
+
+// Run carries the escalation out. It reports whether the set ended, or
+// false when members were still alive KillWait after the SIGKILL.
+func (e Escalation) Run() bool {
+	first := e.Signal
+	if first == 0 {
+		first = syscall.SIGTERM
+	}
+	killAt := time.Now().Add(e.Grace)
+	giveUp := killAt.Add(KillWait)
+	seen := map[Member]bool{}
+	var quietSince time.Time
+	for killing := false; ; {
+		live, unsettled := e.List()
+		now := time.Now()
+		if len(live) == 0 && !unsettled {
+			if quietSince.IsZero() {
+				quietSince = now
+			}
+			if now.Sub(quietSince) >= e.Quiet {
+				return true
+			}
+		} else {
+			quietSince = time.Time{}
+		}
+		if now.After(giveUp) {
+			trace.Printf("%s: %d still alive %v after KILL; giving up", e.What, len(live), KillWait)
+			return len(live) == 0
+		}
+		if !killing && !now.Before(killAt) {
+			killing = true
+			trace.Printf("%s: grace of %v over, escalating to KILL", e.What, e.Grace)
+		}
+		for _, m := range live {
+			if !seen[m] {
+				seen[m] = true
+				e.send(m, first)
+			}
+			if killing {
+				e.send(m, syscall.SIGKILL)
+			}
+		}
+		next := giveUp
+		if !killing {
+			next = killAt
+		}
+		e.Wait(next)
+	}
+}
+
+func (e Escalation) send(m Member, sig syscall.Signal) {
+	err := e.Send(m, sig)
+	switch {
+	case err == nil:
+		trace.Printf("%s: %s to %d", e.What, SignalName(sig), m.PID)
+	case errors.Is(err, ErrGone):
+	default:
+		trace.Printf("%s: %s to %d failed: %v", e.What, SignalName(sig), m.PID, err)
+	}
+}

@@ -1,0 +1,30 @@
+//go:build !unix
+
+package proc
+
+import (
+	"syscall"
+	"time"
+)
+
+// Handle cannot be had on this platform: Open always fails, closed.
+type Handle struct{}
+
+// Open fails: this platform has no reader, and nothing unverified is
+// ever signalled.
+func (fs FS) Open(pid int) (*Handle, error) { return nil, unsupported(pid) }
+
+// Close does nothing.
+func (h *Handle) Close() {}
+
+// Identity is 0: nothing is known.
+func (h *Handle) Identity() uint64 { return 0 }
+
+// Identity is 0: nothing is known.
+func (fs FS) Identity(pid int) uint64 { return 0 }
+
+// Signal fails: see Open.
+func (h *Handle) Signal(sig syscall.Signal) error { return unsupported(0) }
+
+// Wait reports nothing exited: see Open.
+func (h *Handle) Wait(deadline time.Time) bool { return false }

@@ -1,0 +1,67 @@
+//go:build unix && !linux
+
+package proc
+
+import (
+	"fmt"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Handle holds one process by its PID and the start time it had when
+// opened. There is no pidfd here: each signal is sent with kill(2) right
+// after the start time is read again, which narrows the window in which a
+// recycled PID could be hit to the time between the two calls.
+type Handle struct {
+	fs        FS
+	pid       int
+	startTime uint64
+}
+
+// Open opens a handle on pid; ErrGone when no process has it.
+func (fs FS) Open(pid int) (*Handle, error) {
+	p, err := fs.Process(pid)
+	if err != nil {
+		return nil, err
+	}
+	return &Handle{fs: fs, pid: pid, startTime: p.StartTime}, nil
+}
+
+// Close releases the handle.
+func (h *Handle) Close() {}
+
+// Identity has nothing finer than the start time to offer here: 0.
+func (h *Handle) Identity() uint64 { return 0 }
+
+// Identity has nothing finer than the start time to offer here: 0.
+func (fs FS) Identity(pid int) uint64 { return 0 }
+
+func (h *Handle) gone() bool {
+	p, err := h.fs.Process(h.pid)
+	return err != nil || p.Zombie || p.StartTime != h.startTime
+}
+
+// Signal sends sig to the process if it still holds its PID; ErrGone
+// once it has exited.
+func (h *Handle) Signal(sig syscall.Signal) error {
+	if h.gone() {
+		return &readError{what: fmt.Sprintf("signal %d", h.pid), kind: ErrGone, err: unix.ESRCH}
+	}
+	if err := unix.Kill(h.pid, sig); err != nil {
+		return fmt.Errorf("signal %s to %d: %w", SignalName(sig), h.pid, err)
+	}
+	return nil
+}
+
+// Wait polls until the process exits or the deadline passes.
+func (h *Handle) Wait(deadline time.Time) bool {
+	for !h.gone() {
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(min(10*time.Millisecond, time.Until(deadline)))
+	}
+	return true
+}

@@ -1,0 +1,63 @@
+package proc
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Process is what the kernel tells about a PID without its environment.
+type Process struct {
+	PID       int
+	PPID      int
+	PGID      int
+	Session   int
+	UID       int // real user id; -1 when unknown
+	StartTime uint64
+	Zombie    bool
+	// KernelThread is true for the kernel's own threads, which have no
+	// environment and are never anyone's to signal.
+	KernelThread bool
+	Comm         string
+}
+
+// Member names one live process exactly: a PID and the start time it had
+// when it was seen, so that a recycled PID is told apart from it.
+type Member struct {
+	PID       int
+	StartTime uint64
+}
+
+var (
+	// ErrGone means no process has the PID.
+	ErrGone = errors.New("no such process")
+	// ErrUnverifiable means a process may have the PID, but what it is
+	// cannot be read: another user's, hidden by hidepid, or on a platform
+	// with no reader.
+	ErrUnverifiable = errors.New("cannot be verified")
+	// ErrExecuting means the process is in the middle of an execve and its
+	// environment is not laid out yet: read it again in a moment. It comes
+	// wrapped with ErrUnverifiable.
+	ErrExecuting = errors.New("in the middle of an execve: its environment is not laid out yet")
+)
+
+// ThreadError is returned for the id of a thread that is not the main
+// thread of its process: a thread id is not a process.
+type ThreadError struct {
+	TID  int
+	TGID int
+}
+
+func (e *ThreadError) Error() string {
+	return fmt.Sprintf("%d is a thread of process %d, not a process", e.TID, e.TGID)
+}
+
+// readError keeps the operating system's error for the message while
+// classifying it as ErrGone or ErrUnverifiable for errors.Is.
+type readError struct {
+	what string
+	kind error
+	err  error
+}
+
+func (e *readError) Error() string   { return e.what + ": " + e.err.Error() }
+func (e *readError) Unwrap() []error { return []error{e.kind, e.err} }

@@ -1,0 +1,10 @@
+//go:build !linux && !darwin
+
+package proc
+
+// PIDs lists nothing: this platform has no reader.
+func (fs FS) PIDs() ([]int, error) { return nil, unsupported(0) }
+
+// Scan finds nothing: this platform has no reader of a process's
+// environment, and nothing unverified is ever matched.
+func (fs FS) Scan(entries []string) (matched []Member, executing []int) { return nil, nil }

@@ -1,0 +1,61 @@
+//go:build linux
+
+package proc
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// Children lists the children of every thread of pid. Each thread keeps
+// its own list (task/TID/children): a child belongs to the thread that
+// forked it.
+func (fs FS) Children(pid int) []int {
+	base := fs.root + "/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(base)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		data, err := os.ReadFile(base + "/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range bytes.Fields(data) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// Subtree lists the live (non-zombie) descendants of root, leaving out
+// skip and its own descendants. For a child subreaper this is the whole
+// tree it started, setsid and double forks included, with no scan of
+// every process. A children list names processes, never threads, so the
+// stat file alone says enough about each.
+func (fs FS) Subtree(root, skip int) []Member {
+	var out []Member
+	queue := fs.Children(root)
+	seen := map[int]bool{skip: true}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		st, err := fs.Stat(pid)
+		if err != nil {
+			continue
+		}
+		if !st.Zombie() {
+			out = append(out, Member{PID: pid, StartTime: st.StartTime})
+		}
+		queue = append(queue, fs.Children(pid)...)
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/reclaim"
+)
+
+// What the commands share in their output: JSON, command lines made safe
+// for a terminal, names and lists.
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// commandLine shows the command line, or the kernel's command name in
+// brackets when there is none (zombies, kernel threads). Control
+// characters are escaped so that a hostile name cannot rewrite the
+// terminal.
+func commandLine(r probe.Report) string {
+	s := strings.Join(r.Command, " ")
+	if s == "" && r.Comm != "" {
+		s = "[" + r.Comm + "]"
+	}
+	return sanitize(s)
+}
+
+// holderCommand is commandLine for the holder of a port, which is named
+// even when it has no command line to show.
+func holderCommand(p reclaim.Process) string {
+	if cmd := commandLine(p.Report); cmd != "" {
+		return cmd
+	}
+	return "command unknown"
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// displayName is a found process's name, or its verdict in parentheses
+// when it has none (a foreign holder of a port).
+func displayName(p reclaim.Process) string {
+	if p.Name != "" {
+		return sanitize(p.Name)
+	}
+	return "(" + string(p.Verdict) + ")"
+}
+
+// portsOf lists the ports a found process holds: "8080,8081".
+func portsOf(p reclaim.Process) string {
+	var s []string
+	for _, l := range p.Ports {
+		s = append(s, strconv.Itoa(int(l.Port)))
+	}
+	return strings.Join(s, ",")
+}
+
+func listenerText(ls []reclaim.Listener) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = l.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,100 @@
+package reclaim
+
+import (
+	"os"
+	"sort"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/probe"
+)
+
+// Process is one process found: a tethered process, or any holder of a
+// port that was asked about.
+type Process struct {
+	probe.Report
+	// Ports are the listeners it holds: of the ports asked about, or all
+	// of them when listing.
+	Ports []Listener `json:"ports,omitempty"`
+	// Protected says why it is never signalled: PID 1, tether itself or
+	// one of its ancestors.
+	Protected string `json:"protected,omitempty"`
+	// identity tells this process apart from any later holder of its PID
+	// where the kernel can (pidfs inode numbers); 0 elsewhere.
+	identity uint64
+}
+
+// found is one pass of finding: the processes, freshly checked, and with
+// ports asked about, what serves each port.
+type found struct {
+	procs []Process
+	ports []PortState
+}
+
+// find returns the processes f is about, each freshly checked, by PID:
+// the tethered ones that match the markers and name; with Ports, every
+// holder of those ports instead, tethered or not, so that a caller can
+// say who holds a port it will not touch.
+func find(f Filter) (found, error) {
+	if err := f.Validate(); err != nil {
+		return found{}, err
+	}
+	var out found
+	var pids []int
+	held := map[int][]Listener{}
+	if len(f.Ports) > 0 {
+		ls, hs, err := lookupPorts(f.Ports)
+		if err != nil {
+			return found{}, err
+		}
+		out.ports = portStates(f.Ports, ls, hs)
+		for _, h := range hs {
+			if _, ok := held[h.pid]; !ok {
+				pids = append(pids, h.pid)
+			}
+			held[h.pid] = append(held[h.pid], h.listener)
+		}
+	} else {
+		ms, executing := proc.Host().Scan(f.Markers.Entries(f.Name))
+		for _, m := range ms {
+			pids = append(pids, m.PID)
+		}
+		// Each one in the middle of an execve may be one of them:
+		// probe.Check waits it out.
+		pids = append(pids, executing...)
+	}
+	protected := protectedPIDs()
+	for _, pid := range pids {
+		// Taken before the check, so that the check describes the
+		// process the identity names (or sees a different start time).
+		id := proc.Host().Identity(pid)
+		r, err := probe.Check(pid, f.query())
+		if err != nil {
+			return found{}, err
+		}
+		p := Process{Report: r, Ports: held[pid], Protected: protected[pid], identity: id}
+		if ok, _ := f.matches(p); !ok && len(f.Ports) == 0 {
+			// Changed since the scan, another run or another user's: a
+			// port's holders are all reported, a scan's only its own.
+			continue
+		}
+		out.procs = append(out.procs, p)
+	}
+	sort.Slice(out.procs, func(i, j int) bool { return out.procs[i].PID < out.procs[j].PID })
+	return out, nil
+}
+
+// protectedPIDs are never signalled: PID 1, this process and its
+// ancestors (killing the shell that runs tether reclaim helps no one).
+func protectedPIDs() map[int]string {
+	prot := map[int]string{1: "PID 1 is never signalled"}
+	prot[os.Getpid()] = "tether itself"
+	for pid, n := os.Getppid(), 0; pid > 1 && n < 4096; n++ {
+		prot[pid] = "an ancestor of tether"
+		p, err := proc.Host().Process(pid)
+		if err != nil {
+			break
+		}
+		pid = p.PPID
+	}
+	return prot
+}

@@ -1,0 +1,141 @@
+package reclaim
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Listener is a socket that serves a port: a listening TCP socket or a
+// bound, unconnected UDP socket.
+type Listener struct {
+	Proto string     `json:"proto"` // tcp or udp
+	Addr  netip.Addr `json:"addr"`
+	Port  uint16     `json:"port"`
+	UID   int        `json:"-"` // the socket's owner
+	Inode uint64     `json:"-"`
+}
+
+// String is how the listener reads in a report: "tcp 0.0.0.0:8080".
+func (l Listener) String() string {
+	return l.Proto + " " + netip.AddrPortFrom(l.Addr, l.Port).String()
+}
+
+// holder is a process that holds a listener.
+type holder struct {
+	pid      int
+	listener Listener
+}
+
+// PortState is what serves one port: whether anything does, and the
+// processes seen holding it. A port can be held with no holder in sight:
+// another user's process, whose fd table cannot be read.
+type PortState struct {
+	Port    uint16 `json:"port"`
+	Free    bool   `json:"free"`
+	Holders []int  `json:"holders,omitempty"`
+	// Hidden are the owners (uids) of sockets on the port whose holding
+	// process could not be seen.
+	Hidden []int `json:"hidden_owners,omitempty"`
+}
+
+// lookupPorts reads the sockets that serve the ports and the processes
+// that hold them: the one walk of every fd table that a port lookup makes.
+func lookupPorts(ports []uint16) (map[uint64]Listener, []holder, error) {
+	want := map[uint16]bool{}
+	for _, p := range ports {
+		want[p] = true
+	}
+	ls, err := listeners(want)
+	if err != nil {
+		return nil, nil, err
+	}
+	hs, err := holders(ls, nil)
+	return ls, hs, err
+}
+
+// portStates tells, per port, whether anything serves it, which visible
+// processes hold it, and the owners of sockets whose holder is out of sight.
+func portStates(ports []uint16, ls map[uint64]Listener, hs []holder) []PortState {
+	seen := map[uint64]bool{}
+	byPort := map[uint16]*PortState{}
+	out := make([]PortState, len(ports))
+	for i, p := range ports {
+		out[i] = PortState{Port: p, Free: true}
+		byPort[p] = &out[i]
+	}
+	for _, h := range hs {
+		st := byPort[h.listener.Port]
+		seen[h.listener.Inode] = true
+		if !slices.Contains(st.Holders, h.pid) {
+			st.Holders = append(st.Holders, h.pid)
+		}
+	}
+	for ino, l := range ls {
+		st := byPort[l.Port]
+		st.Free = false
+		if !seen[ino] && !slices.Contains(st.Hidden, l.UID) {
+			st.Hidden = append(st.Hidden, l.UID)
+		}
+	}
+	for i := range out {
+		slices.Sort(out[i].Holders)
+		slices.Sort(out[i].Hidden)
+	}
+	return out
+}
+
+// after carries the port states past a reclaim: the holders that ended
+// no longer hold anything, and a port with no holder left, in sight or
+// out of it, is free.
+func after(states []PortState, results []Result) []PortState {
+	ended := map[int]bool{}
+	for _, r := range results {
+		if r.ended() {
+			ended[r.PID] = true
+		}
+	}
+	out := make([]PortState, len(states))
+	for i, st := range states {
+		st.Holders = slices.DeleteFunc(slices.Clone(st.Holders), func(pid int) bool { return ended[pid] })
+		if len(st.Holders) == 0 {
+			st.Holders = nil
+		}
+		st.Free = len(st.Holders) == 0 && len(st.Hidden) == 0
+		out[i] = st
+	}
+	return out
+}
+
+// PortRefusal is why [FreePorts] would not free a port: its holder is not
+// a stranded tethered process, its holder is out of sight, or the holder
+// could not be terminated. Nothing was signalled for a refusal with a
+// nil Result.
+type PortRefusal struct {
+	Port uint16
+	// Holder is the process holding the port, when it can be seen.
+	Holder *Process
+	// Why is the holder's verdict or the reason it was not selected.
+	Why string
+	// HiddenUIDs are the owners of sockets on the port whose process
+	// cannot be seen (another user's, when tether is not root).
+	HiddenUIDs []int
+	// Result is the failed termination of a selected holder.
+	Result *Result
+}
+
+func (e *PortRefusal) Error() string {
+	switch {
+	case e.Result != nil:
+		return fmt.Sprintf("port %d: stranded holder PID %d not reclaimed: %s %s", e.Port, e.Result.PID, e.Result.Outcome, e.Result.Why)
+	case e.Holder != nil:
+		return fmt.Sprintf("port %d is held by PID %d: %s; nothing was signalled", e.Port, e.Holder.PID, e.Why)
+	}
+	uids := make([]string, len(e.HiddenUIDs))
+	for i, u := range e.HiddenUIDs {
+		uids[i] = strconv.Itoa(u)
+	}
+	return fmt.Sprintf("port %d is held by a process of uid %s that tether cannot see; nothing was signalled", e.Port, strings.Join(uids, ", "))
+}
