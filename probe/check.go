@@ -78,7 +78,11 @@ func Check(pid int, opts Query) (Report, error) {
 	}
 	r.Tethered = r.Verdict.Tethered()
 	if trace.On() {
-		trace.Printf("check %d: %s %s", pid, r.Verdict, r.Reason)
+		if r.Reason != "" {
+			trace.Printf("check %d: %s: %s", pid, r.Verdict, r.Reason)
+		} else {
+			trace.Printf("check %d: %s", pid, r.Verdict)
+		}
 	}
 	return r, nil
 }

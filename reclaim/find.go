@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
 
@@ -47,6 +48,9 @@ func find(f Filter) (found, error) {
 			return found{}, err
 		}
 		out.ports = portStates(f.Ports, ls, hs)
+		for _, st := range out.ports {
+			trace.Printf("port %d: free %v, holders %v, hidden owners (uid) %v", st.Port, st.Free, st.Holders, st.Hidden)
+		}
 		for _, h := range hs {
 			if _, ok := held[h.pid]; !ok {
 				pids = append(pids, h.pid)
@@ -61,6 +65,7 @@ func find(f Filter) (found, error) {
 		// Each one in the middle of an execve may be one of them:
 		// probe.Check waits it out.
 		pids = append(pids, executing...)
+		trace.Printf("scan for %q: %d match, %d in the middle of an execve", f.Markers.Entries(f.Name), len(ms), len(executing))
 	}
 	protected := protectedPIDs()
 	for _, pid := range pids {
