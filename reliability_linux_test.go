@@ -24,18 +24,31 @@ func TestConcurrentRunsSurviveReclaimLoop(t *testing.T) {
 	for i := range runs {
 		runs[i] = startTether(t, helperEnv("self", "PROCTEST_STAY=1"), "run", "--name", name, "--", os.Args[0])
 	}
+	errs := make([]error, n)
 	for i, tr := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var s self
-			if line := tr.line(t); line != "" {
-				s = readSelf(t, line)
+			// Not tr.line(t) or readSelf(t, ...): t.Fatal may only be
+			// called from the test's own goroutine.
+			line, err := tr.readLine()
+			if err == nil {
+				var s self
+				s, err = parseSelf(line)
+				children[i] = s.PID
 			}
-			children[i] = s.PID
+			errs[i] = err
 		}()
 	}
 	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("run %d: %v", i, err)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
 	for round := 0; round < 10; round++ {
 		// Default selection (stranded only) and --all --dry-run: the
 		// first must pass over every one of them, the second signal none.

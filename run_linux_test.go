@@ -64,8 +64,21 @@ func startTether(t *testing.T, env []string, args ...string) *running {
 	return r
 }
 
+// line reads the next line of tether's output, failing the test after a
+// generous deadline. Call it from the test's goroutine only; elsewhere use
+// readLine.
 func (r *running) line(t *testing.T) string {
 	t.Helper()
+	s, err := r.readLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// readLine is line without t, for goroutines other than the test's, which
+// must not call t.Fatal.
+func (r *running) readLine() (string, error) {
 	ch := make(chan string, 1)
 	go func() {
 		s, _ := r.out.ReadString('\n')
@@ -73,10 +86,9 @@ func (r *running) line(t *testing.T) string {
 	}()
 	select {
 	case s := <-ch:
-		return s
+		return s, nil
 	case <-time.After(10 * time.Second):
-		t.Fatalf("no output from tether within 10s (stderr %q)", r.errOut.String())
-		return ""
+		return "", fmt.Errorf("no output from tether %d within 10s, want a line (stderr %q)", r.cmd.Process.Pid, r.errOut.String())
 	}
 }
 
@@ -103,11 +115,20 @@ type self struct {
 
 func readSelf(t *testing.T, line string) self {
 	t.Helper()
-	var s self
-	if err := json.Unmarshal([]byte(line), &s); err != nil {
-		t.Fatalf("helper said %q: %v", line, err)
+	s, err := parseSelf(line)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return s
+}
+
+// parseSelf is readSelf without t, for goroutines other than the test's.
+func parseSelf(line string) (self, error) {
+	var s self
+	if err := json.Unmarshal([]byte(line), &s); err != nil {
+		return s, fmt.Errorf("helper said %q, want its JSON self-report: %v", line, err)
+	}
+	return s, nil
 }
 
 // pipe is an OS pipe: a helper given its write end as stdout needs no
