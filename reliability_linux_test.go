@@ -13,10 +13,16 @@ import (
 )
 
 // Many tether runs side by side while reclaim runs again and again: no
-// supervised process is ever signalled. 30 runs in CI, 100 with
-// TETHER_LONG set.
-func TestConcurrentRunsSurviveReclaimLoop(t *testing.T) {
-	n := trials(30, 100)
+// supervised process is ever signalled. A few runs;
+// TestConcurrentRunsSurviveReclaimLoopStress runs 100.
+func TestConcurrentRunsSurviveReclaimLoop(t *testing.T) { concurrentRunsSurviveReclaimLoop(t, 3) }
+
+func TestConcurrentRunsSurviveReclaimLoopStress(t *testing.T) {
+	stress(t)
+	concurrentRunsSurviveReclaimLoop(t, 100)
+}
+
+func concurrentRunsSurviveReclaimLoop(t *testing.T, n int) {
 	name := "rel-" + probe.NewRunID()[:8]
 	runs := make([]*running, n)
 	children := make([]int, n)

@@ -416,18 +416,28 @@ func TestRunExec(t *testing.T) {
 	}
 }
 
-func trials(short, long int) int {
-	if os.Getenv("TETHER_LONG") != "" {
-		return long
+// stress skips t unless TETHER_LONG is set: the long runs of the
+// reliability tests are kept out of the default suite, which runs a few
+// trials of each instead.
+func stress(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TETHER_LONG") == "" {
+		t.Skip("stress test: set TETHER_LONG=1")
 	}
-	return short
 }
 
 // tether killed with SIGKILL at a random moment in its first 50 ms —
 // before, while or after the command starts: nothing of the tree survives,
 // setsid and double-forked grandchildren included, with no reclaim run.
-func TestRunSurvivesOwnSIGKILL(t *testing.T) {
-	n := trials(20, 200)
+// A few trials; TestRunSurvivesOwnSIGKILLStress runs 200.
+func TestRunSurvivesOwnSIGKILL(t *testing.T) { runSurvivesOwnSIGKILL(t, 3) }
+
+func TestRunSurvivesOwnSIGKILLStress(t *testing.T) {
+	stress(t)
+	runSurvivesOwnSIGKILL(t, 200)
+}
+
+func runSurvivesOwnSIGKILL(t *testing.T, n int) {
 	var worst time.Duration
 	for i := 0; i < n; i++ {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
@@ -457,8 +467,15 @@ func TestRunSurvivesOwnSIGKILL(t *testing.T) {
 // tether killed right after its command forked a setsid grandchild that
 // may still be in the middle of its execve, when its environment can read
 // as empty: the watchdog must not take one empty scan for the end.
-func TestRunSIGKILLWhileGrandchildExecs(t *testing.T) {
-	n := trials(20, 200)
+// A few trials; TestRunSIGKILLWhileGrandchildExecsStress runs 200.
+func TestRunSIGKILLWhileGrandchildExecs(t *testing.T) { runSIGKILLWhileGrandchildExecs(t, 3) }
+
+func TestRunSIGKILLWhileGrandchildExecsStress(t *testing.T) {
+	stress(t)
+	runSIGKILLWhileGrandchildExecs(t, 200)
+}
+
+func runSIGKILLWhileGrandchildExecs(t *testing.T, n int) {
 	for i := 0; i < n; i++ {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			tr := startTether(t, nil, "run", "--grace", "1s", "--", "/bin/sh", "-c", "setsid sleep 1000 & echo $!; exec sleep 1000")
