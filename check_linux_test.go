@@ -50,10 +50,10 @@ func checkJSON(t *testing.T, env []string, args ...string) (probe.Report, int) {
 	r := tether(t, env, append([]string{"check", "--json"}, args...)...)
 	var rep probe.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("check --json %q: %v; stdout %q stderr %q", args, err, r.stdout, r.stderr)
+		t.Fatalf("check --json %q: %v; stdout %q stderr %q; want a JSON report", args, err, r.stdout, r.stderr)
 	}
 	if r.stderr != "" {
-		t.Errorf("stderr %q", r.stderr)
+		t.Errorf("check --json %q: stderr %q, want nothing", args, r.stderr)
 	}
 	return rep, r.code
 }
@@ -111,10 +111,10 @@ func TestCheckVerdicts(t *testing.T) {
 			// The human line agrees with the exit status.
 			r := tether(t, nil, append(append([]string{"check"}, tt.args...), strconv.Itoa(tt.pid))...)
 			if r.code != tt.code || !strings.Contains(r.stdout, string(tt.verdict)) || strings.Count(r.stdout, "\n") != 1 {
-				t.Errorf("human: %+v", r)
+				t.Errorf("human: %+v; want exit %d and one line naming %s", r, tt.code, tt.verdict)
 			}
 			if strings.Contains(r.stdout, "\x1b[") {
-				t.Errorf("colour on a pipe: %q", r.stdout)
+				t.Errorf("colour on a pipe: %q, want no escape sequences", r.stdout)
 			}
 		})
 	}
@@ -125,13 +125,13 @@ func TestCheckSeedMarkersFlags(t *testing.T) {
 	seed := []string{"--marker-var", "SYSTEMPROMPT_SUBPROCESS", "--name-var", "MCP_SERVICE_ID"}
 	pid := strconv.Itoa(p.PID())
 	if rep, code := checkJSON(t, nil, append(seed, "--name", "files", pid)...); code != 0 || rep.Verdict != probe.Supervised || rep.Name != "files" {
-		t.Errorf("seed markers: exit %d %+v", code, rep)
+		t.Errorf("seed markers: exit %d %+v, want exit 0, supervised, name files", code, rep)
 	}
 	if _, code := checkJSON(t, nil, append(seed, "--name", "files-2", pid)...); code != 1 {
-		t.Errorf("seed markers, other name: exit %d", code)
+		t.Errorf("seed markers, other name: exit %d, want 1 (foreign)", code)
 	}
 	if _, code := checkJSON(t, nil, pid); code != 1 {
-		t.Errorf("default markers on a seed-marked process: exit %d", code)
+		t.Errorf("default markers on a seed-marked process: exit %d, want 1 (foreign)", code)
 	}
 }
 
@@ -140,7 +140,7 @@ func TestCheckIgnoresOwnMarkers(t *testing.T) {
 	p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"TETHER=1", "TETHER_NAME=web"}})
 	rep, code := checkJSON(t, []string{"TETHER=1", "TETHER_NAME=other", "TETHER_RUN_ID=zz"}, strconv.Itoa(p.PID()))
 	if code != 0 || rep.Name != "web" {
-		t.Errorf("exit %d %+v", code, rep)
+		t.Errorf("exit %d %+v, want exit 0 and name web (the process's own, not tether's)", code, rep)
 	}
 }
 
@@ -155,7 +155,7 @@ func TestCheckThreadID(t *testing.T) {
 		}
 		rep, code := checkJSON(t, nil, task.Name())
 		if code != 3 || !strings.Contains(rep.Reason, "thread") {
-			t.Errorf("thread %s: exit %d %+v", task.Name(), code, rep)
+			t.Errorf("thread %s: exit %d %+v, want exit 3 and a reason naming the thread", task.Name(), code, rep)
 		}
 		return
 	}
@@ -173,10 +173,10 @@ func TestCheckUnverifiableAsOtherUser(t *testing.T) {
 	r := tetherCmd(t, cmd, nil)
 	var rep probe.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("%+v: %v", r, err)
+		t.Fatalf("check --json as uid 65534: %+v: %v; want a JSON report", r, err)
 	}
 	if r.code != 4 || rep.Verdict != probe.Unverifiable || rep.Tethered {
-		t.Errorf("exit %d %+v", r.code, rep)
+		t.Errorf("exit %d %+v, want exit 4, unverifiable, not tethered", r.code, rep)
 	}
 }
 
@@ -197,7 +197,7 @@ func TestCheckColourOnTerminal(t *testing.T) {
 		slave.Close()
 		out, _ := io.ReadAll(master)
 		if got := strings.Contains(string(out), "\x1b["); got == noColor {
-			t.Errorf("NO_COLOR set %v: output %q", noColor, out)
+			t.Errorf("NO_COLOR set %v: output %q, want colour %v", noColor, out, !noColor)
 		}
 	}
 }

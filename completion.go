@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"sort"
@@ -60,65 +61,15 @@ func completionCommand() *cli.Command {
 	}
 }
 
-const bashCompletion = `# bash completion for tether
-# Install: tether completion bash > /etc/bash_completion.d/tether
-#      or: source <(tether completion bash)   (in ~/.bashrc)
-_tether() {
-	local cur=${COMP_WORDS[COMP_CWORD]} i
-	for ((i = 1; i < COMP_CWORD; i++)); do
-		if [[ ${COMP_WORDS[i]} == -- ]]; then
-			# The command's own words: never ask tether, which would run it.
-			COMPREPLY=($(compgen -f -- "$cur"))
-			return
-		fi
-	done
-	local words=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
-	[[ $cur == -* ]] && words+=("$cur")
-	COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" "${words[@]}" --generate-bash-completion 2>/dev/null)" -- "$cur"))
-}
-complete -o default -F _tether tether
-`
-
-const zshCompletion = `#compdef tether
-# zsh completion for tether
-# Install: tether completion zsh > "${fpath[1]}/_tether"
-#      or: source <(tether completion zsh)   (in ~/.zshrc, after compinit)
-_tether() {
-	local -a opts words_before
-	local cur=${words[CURRENT]}
-	if (( ${words[(I)--]} > 1 && ${words[(I)--]} < CURRENT )); then
-		# The command's own words: never ask tether, which would run it.
-		_files
-		return
-	fi
-	words_before=(${words[2,CURRENT-1]})
-	[[ $cur == -* ]] && words_before+=($cur)
-	opts=(${(f)"$(${words[1]} ${words_before[@]} --generate-bash-completion 2>/dev/null)"})
-	if (( ${#opts} )); then
-		compadd -a opts
-	else
-		_files
-	fi
-}
-compdef _tether tether
-`
-
-const powershellCompletion = `# PowerShell completion for tether
-# Install: tether completion powershell | Out-String | Invoke-Expression   (in $PROFILE)
-Register-ArgumentCompleter -Native -CommandName tether -ScriptBlock {
-	param($wordToComplete, $commandAst, $cursorPosition)
-	$line = $commandAst.ToString()
-	if ($line.Length -gt $cursorPosition) { $line = $line.Substring(0, $cursorPosition) }
-	$words = @($line -split '\s+' | Where-Object { $_ -ne '' } | Select-Object -Skip 1)
-	# The command's own words: never ask tether, which would run it.
-	if ($words -contains '--') { return }
-	if ($wordToComplete -ne '' -and $words.Count -gt 0) {
-		if (-not $wordToComplete.StartsWith('-')) { $words = @($words | Select-Object -SkipLast 1) }
-	}
-	& tether @words --generate-bash-completion 2>$null | ForEach-Object {
-		if ($_ -like "$wordToComplete*") {
-			[System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)
-		}
-	}
-}
-`
+// The bash, zsh and PowerShell scripts are written by hand and embedded
+// from completions/, their one copy. The fish script is generated from the
+// app's commands and flags; completions/tether.fish is a copy of it, kept
+// current by a test.
+var (
+	//go:embed completions/tether.bash
+	bashCompletion string
+	//go:embed completions/_tether
+	zshCompletion string
+	//go:embed completions/tether.ps1
+	powershellCompletion string
+)

@@ -1,14 +1,21 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
+// completionFiles are the committed scripts. The bash, zsh and PowerShell
+// ones are the source: tether embeds them. The fish one is a copy of what
+// tether generates from its commands and flags; regenerate it with
+// TETHER_UPDATE_COMPLETIONS=1 go test -run TestCompletionScriptsCurrent .
 var completionFiles = map[string]string{
 	"bash":       "completions/tether.bash",
 	"zsh":        "completions/_tether",
@@ -16,15 +23,16 @@ var completionFiles = map[string]string{
 	"powershell": "completions/tether.ps1",
 }
 
-// The committed scripts are what the binary prints. Regenerate them with
-// TETHER_UPDATE_COMPLETIONS=1 go test -run TestCompletionScriptsCurrent .
+// tether completion SHELL prints the committed file for SHELL: for fish,
+// the copy is current; for the embedded scripts, each shell gets its own
+// file, unchanged.
 func TestCompletionScriptsCurrent(t *testing.T) {
 	for shell, file := range completionFiles {
 		r := tether(t, nil, "completion", shell)
 		if r.code != 0 || r.stdout == "" {
-			t.Fatalf("completion %s: %+v", shell, r)
+			t.Fatalf("completion %s: exit %d, stdout %q, stderr %q; want exit 0 and a script", shell, r.code, r.stdout, r.stderr)
 		}
-		if os.Getenv("TETHER_UPDATE_COMPLETIONS") != "" {
+		if shell == "fish" && os.Getenv("TETHER_UPDATE_COMPLETIONS") != "" {
 			if err := os.WriteFile(file, []byte(r.stdout), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -32,14 +40,47 @@ func TestCompletionScriptsCurrent(t *testing.T) {
 		}
 		committed, err := os.ReadFile(file)
 		if err != nil {
-			t.Fatalf("%v (regenerate with TETHER_UPDATE_COMPLETIONS=1)", err)
+			t.Fatal(err)
 		}
-		if string(committed) != r.stdout {
-			t.Errorf("%s differs from `tether completion %s`; regenerate with TETHER_UPDATE_COMPLETIONS=1 go test -run TestCompletionScriptsCurrent .", file, shell)
+		if string(committed) == r.stdout {
+			continue
+		}
+		if shell == "fish" {
+			t.Errorf("%s differs from `tether completion fish`; regenerate with TETHER_UPDATE_COMPLETIONS=1 go test -run TestCompletionScriptsCurrent .", file)
+		} else {
+			t.Errorf("`tether completion %s` does not print %s, which it embeds: got %d bytes starting %q, want the file's %d bytes",
+				shell, file, len(r.stdout), firstLine(r.stdout), len(committed))
 		}
 	}
 	wantUsage(t, tether(t, nil, "completion", "tcsh"), `"tcsh"`)
 	wantUsage(t, tether(t, nil, "completion"), "want one shell")
+}
+
+// The hand-written scripts are what each shell needs to load them, and
+// ask tether for candidates with the flag urfave/cli answers: a script
+// that asks with another flag offers nothing.
+func TestCompletionScriptsShape(t *testing.T) {
+	flag := "--" + cli.BashCompletionFlag.Names()[0]
+	for shell, want := range map[string]struct{ first, register string }{
+		"bash":       {"# bash completion for tether", "complete -o default -F _tether tether"},
+		"zsh":        {"#compdef tether", "compdef _tether tether"}, // compinit reads the first line
+		"powershell": {"# PowerShell completion for tether", "Register-ArgumentCompleter -Native -CommandName tether"},
+	} {
+		data, err := os.ReadFile(completionFiles[shell])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(data)
+		if got := firstLine(s); got != want.first {
+			t.Errorf("%s: first line %q, want %q", completionFiles[shell], got, want.first)
+		}
+		if !strings.Contains(s, want.register) {
+			t.Errorf("%s does not register the completer: want %q in it", completionFiles[shell], want.register)
+		}
+		if !strings.Contains(s, flag) {
+			t.Errorf("%s does not ask tether with %s, the flag urfave/cli answers", completionFiles[shell], flag)
+		}
+	}
 }
 
 // bashComplete runs the committed bash script's completion function on
@@ -67,11 +108,51 @@ func bashComplete(t *testing.T, words ...string) []string {
 
 func TestBashCompletion(t *testing.T) {
 	if got := bashComplete(t, "tether", "ch"); strings.Join(got, " ") != "check" {
-		t.Errorf("tether ch<TAB>: %q", got)
+		t.Errorf("tether ch<TAB>: %q, want [check]", got)
 	}
 	got := bashComplete(t, "tether", "run", "--gr")
 	if strings.Join(got, " ") != "--grace" {
-		t.Errorf("tether run --gr<TAB>: %q", got)
+		t.Errorf("tether run --gr<TAB>: %q, want [--grace]", got)
+	}
+}
+
+// Through the bash script, every command of the app is offered, and every
+// visible flag of each command.
+func TestBashCompletionOffersEveryCommandAndFlag(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	offered := func(words ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range bashComplete(t, words...) {
+			m[w] = true
+		}
+		return m
+	}
+	commands := offered("tether", "")
+	for _, c := range app.Commands {
+		if c.Hidden {
+			continue
+		}
+		if !commands[c.Name] {
+			t.Errorf("tether <TAB> offers %v, want %q among them", commands, c.Name)
+		}
+		if len(c.Flags) == 0 {
+			continue
+		}
+		flags := offered("tether", c.Name, "-")
+		for _, f := range c.Flags {
+			if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
+				continue
+			}
+			for _, name := range f.Names() {
+				want := "--" + name
+				if len(name) == 1 {
+					want = "-" + name
+				}
+				if !flags[want] {
+					t.Errorf("tether %s -<TAB> offers %v, want %q among them", c.Name, flags, want)
+				}
+			}
+		}
 	}
 }
 
@@ -82,9 +163,9 @@ func TestCompletionNeverRunsTheCommand(t *testing.T) {
 	bashComplete(t, "tether", "run", "--", "/bin/sh", "-c", "touch "+marker, "")
 	r := tether(t, nil, "run", "--", "/bin/sh", "-c", "touch "+marker, "--generate-bash-completion")
 	if r.code != 0 {
-		t.Errorf("%+v", r)
+		t.Errorf("run ... --generate-bash-completion: exit %d (stderr %q), want 0", r.code, r.stderr)
 	}
 	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("completion started the command")
+		t.Fatal("completion started the command: want no command run after --, found " + marker)
 	}
 }

@@ -88,17 +88,17 @@ func wantUsage(t *testing.T, r result, bad string) {
 func TestVersionAndHelp(t *testing.T) {
 	r := tether(t, nil, "--version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "tether version ") {
-		t.Errorf("--version: %+v", r)
+		t.Errorf("--version: exit %d, stdout %q; want exit 0 and \"tether version ...\"", r.code, r.stdout)
 	}
 	for _, args := range [][]string{{"--help"}, {"check", "--help"}, {"help", "check"}} {
 		r := tether(t, nil, args...)
 		if r.code != 0 || !strings.Contains(r.stdout, "check") {
-			t.Errorf("%q: %+v", args, r)
+			t.Errorf("%q: exit %d, stdout %q; want exit 0 and help that names check", args, r.code, r.stdout)
 		}
 	}
 	r = tether(t, nil)
 	if r.code != exitUsage || !strings.Contains(r.stderr+r.stdout, "USAGE") {
-		t.Errorf("no arguments: %+v", r)
+		t.Errorf("no arguments: %+v; want exit %d and the usage", r, exitUsage)
 	}
 }
 

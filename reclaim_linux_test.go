@@ -89,7 +89,7 @@ func TestReclaimPortCLI(t *testing.T) {
 	p, port := startListener(t, strandedEnv(t, "web", runID))
 	ps := tether(t, nil, "ps", "--run-id", runID)
 	if ps.code != 0 || !strings.Contains(ps.stdout, "stranded") || !strings.Contains(ps.stdout, "tcp/"+port) {
-		t.Errorf("ps: %+v", ps)
+		t.Errorf("ps: %+v; want exit 0 and a stranded process on tcp/%s", ps, port)
 	}
 	var list []struct {
 		PID     int    `json:"pid"`
@@ -99,25 +99,25 @@ func TestReclaimPortCLI(t *testing.T) {
 	}
 	r := tether(t, nil, "ps", "--json", "--run-id", runID)
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0].PID != p.PID() || list[0].Name != "web" || list[0].Age == nil {
-		t.Errorf("ps --json: %v %+v %q", err, list, r.stdout)
+		t.Errorf("ps --json: %v %+v %q; want one entry: PID %d, name web, with an age", err, list, r.stdout, p.PID())
 	}
 
 	var rep reclaimJSON
 	r = tether(t, nil, "reclaim", "--dry-run", "--json", "--port", port, "--run-id", runID)
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 || !rep.DryRun || len(rep.Results) != 1 ||
 		rep.Results[0].Outcome != "would-signal" || len(rep.Ports) != 1 || rep.Ports[0].Free {
-		t.Fatalf("dry run: %v %+v %+v", err, r, rep)
+		t.Fatalf("dry run: %v %+v %+v; want exit 0, one result that would-signal, port %s not free", err, r, rep, port)
 	}
 	r = tether(t, nil, "reclaim", "--json", "--port", port, "--run-id", runID)
 	rep = reclaimJSON{}
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 || len(rep.Results) != 1 ||
 		rep.Results[0].Outcome != "gone" || rep.Results[0].PID != p.PID() || !rep.Ports[0].Free {
-		t.Fatalf("reclaim: %v %+v %+v", err, r, rep)
+		t.Fatalf("reclaim: %v %+v %+v; want exit 0, PID %d gone, port %s free", err, r, rep, p.PID(), port)
 	}
-	<-p.Done()
+	waitGone(t, p, "the reclaimed listener")
 	r = tether(t, nil, "reclaim", "--run-id", runID)
 	if r.code != 0 || !strings.Contains(r.stdout, "nothing to reclaim") {
-		t.Errorf("second reclaim: %+v", r)
+		t.Errorf("second reclaim: %+v; want exit 0 and \"nothing to reclaim\"", r)
 	}
 }
 
@@ -128,30 +128,22 @@ func TestRunPort(t *testing.T) {
 	r := tether(t, nil, "run", "--port", port, "--", "/bin/true")
 	wantUsage(t, r, port)
 	if !strings.Contains(r.stderr, strconv.Itoa(foreign.PID())) || !strings.Contains(r.stderr, "foreign") {
-		t.Errorf("refusal %q does not name the holder", r.stderr)
+		t.Errorf("refusal %q, want it to name the foreign holder %d", r.stderr, foreign.PID())
 	}
-	select {
-	case <-foreign.Done():
-		t.Fatal("the foreign holder was signalled")
-	default:
-	}
+	wantRunning(t, foreign, "the foreign holder")
 
 	supervised, sport := startListener(t, (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: selfSupervisor(t), RunID: probe.NewRunID()}))
 	r = tether(t, nil, "run", "--port", sport, "--", "/bin/true")
 	wantUsage(t, r, sport)
 	if !strings.Contains(r.stderr, "supervised") {
-		t.Errorf("refusal %q", r.stderr)
+		t.Errorf("refusal %q, want it to say the holder is supervised", r.stderr)
 	}
-	select {
-	case <-supervised.Done():
-		t.Fatal("the supervised holder was signalled")
-	default:
-	}
+	wantRunning(t, supervised, "the supervised holder")
 
 	stranded, stport := startListener(t, strandedEnv(t, "web", probe.NewRunID()))
 	r = tether(t, nil, "run", "--port", stport, "--", "/bin/sh", "-c", "echo started")
 	if r.code != 0 || r.stdout != "started\n" {
-		t.Fatalf("%+v", r)
+		t.Fatalf("%+v; want exit 0 and stdout \"started\"", r)
 	}
-	<-stranded.Done()
+	waitGone(t, stranded, "the stranded holder")
 }

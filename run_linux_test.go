@@ -65,8 +65,21 @@ func startTether(t *testing.T, env []string, args ...string) *running {
 	return r
 }
 
+// line reads the next line of tether's output, failing the test after a
+// generous deadline. Call it from the test's goroutine only; elsewhere use
+// readLine.
 func (r *running) line(t *testing.T) string {
 	t.Helper()
+	s, err := r.readLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// readLine is line without t, for goroutines other than the test's, which
+// must not call t.Fatal.
+func (r *running) readLine() (string, error) {
 	ch := make(chan string, 1)
 	go func() {
 		s, _ := r.out.ReadString('\n')
@@ -74,10 +87,9 @@ func (r *running) line(t *testing.T) string {
 	}()
 	select {
 	case s := <-ch:
-		return s
+		return s, nil
 	case <-time.After(10 * time.Second):
-		t.Fatalf("no output from tether within 10s (stderr %q)", r.errOut.String())
-		return ""
+		return "", fmt.Errorf("no output from tether %d within 10s, want a line (stderr %q)", r.cmd.Process.Pid, r.errOut.String())
 	}
 }
 
@@ -87,7 +99,7 @@ func (r *running) wait(t *testing.T) int {
 	case <-r.done:
 		return r.code
 	case <-time.After(20 * time.Second):
-		t.Fatalf("tether did not exit within 20s")
+		t.Fatalf("tether %d did not exit within 20s, want it to have exited", r.cmd.Process.Pid)
 		return 0
 	}
 }
@@ -104,11 +116,20 @@ type self struct {
 
 func readSelf(t *testing.T, line string) self {
 	t.Helper()
-	var s self
-	if err := json.Unmarshal([]byte(line), &s); err != nil {
-		t.Fatalf("helper said %q: %v", line, err)
+	s, err := parseSelf(line)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return s
+}
+
+// parseSelf is readSelf without t, for goroutines other than the test's.
+func parseSelf(line string) (self, error) {
+	var s self
+	if err := json.Unmarshal([]byte(line), &s); err != nil {
+		return s, fmt.Errorf("helper said %q, want its JSON self-report: %v", line, err)
+	}
+	return s, nil
 }
 
 // pipe is an OS pipe: a helper given its write end as stdout needs no
@@ -193,16 +214,16 @@ func TestRunBadInput(t *testing.T) {
 func TestRunCommandLine(t *testing.T) {
 	r := tether(t, nil, "run", "--", "/bin/sh", "-c", `echo "$@"`, "sh", "-h", "--name", "x", "--help")
 	if r.code != 0 || r.stdout != "-h --name x --help\n" {
-		t.Errorf("%+v", r)
+		t.Errorf("%+v; want exit 0 and stdout \"-h --name x --help\"", r)
 	}
 	r = tether(t, nil, "run", "/bin/echo", "--grace", "1s")
 	if r.code != 0 || r.stdout != "--grace 1s\n" {
-		t.Errorf("%+v", r)
+		t.Errorf("%+v; want exit 0 and stdout \"--grace 1s\"", r)
 	}
 	// "h" is a command here, not the help subcommand.
 	r = tether(t, nil, "run", "--", "h")
 	if r.code != 127 || !strings.Contains(r.stderr, "h: command not found") {
-		t.Errorf("run -- h: %+v", r)
+		t.Errorf("run -- h: %+v; want exit 127 and \"h: command not found\"", r)
 	}
 }
 
@@ -214,18 +235,18 @@ func TestRunStampsMarkers(t *testing.T) {
 		t.Errorf("ppid %d pgrp %d, want %d and its own %d", s.PPID, s.Pgrp, tpid, s.PID)
 	}
 	if s.Env["TETHER"] != "1" || s.Env["TETHER_NAME"] != "web" || probe.ValidateRunID(s.Env["TETHER_RUN_ID"]) != nil {
-		t.Errorf("markers %v", s.Env)
+		t.Errorf("markers %v, want TETHER=1, TETHER_NAME=web and a valid TETHER_RUN_ID", s.Env)
 	}
 	sup, err := proctest.SupervisorOf(tpid)
 	if err != nil || s.Env["TETHER_SUPERVISOR"] != sup.String() {
 		t.Errorf("TETHER_SUPERVISOR %q, want %q (%v)", s.Env["TETHER_SUPERVISOR"], sup, err)
 	}
 	if strings.Join(s.Args, " ") != "--name x" {
-		t.Errorf("args %q", s.Args)
+		t.Errorf("args %q, want [--name x]", s.Args)
 	}
 	rep, code := checkJSON(t, nil, "--name", "web", strconv.Itoa(s.PID))
 	if code != 0 || rep.Verdict != probe.Supervised {
-		t.Errorf("check: exit %d %+v", code, rep)
+		t.Errorf("check: exit %d %+v, want exit 0, supervised", code, rep)
 	}
 	// TERM to tether is forwarded; the helper dies of it.
 	_ = tr.cmd.Process.Signal(syscall.SIGTERM)
@@ -253,7 +274,7 @@ func TestRunCleansUpTree(t *testing.T) {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			tr := startTether(t, helperEnv("tree", fmt.Sprintf("PROCTEST_STATUS=%d", status)), "run", "--grace", "1s", "--", os.Args[0])
 			if line := tr.line(t); line != "ready" {
-				t.Fatalf("helper said %q", line)
+				t.Fatalf("helper said %q, want ready", line)
 			}
 			if code := tr.wait(t); code != status {
 				t.Errorf("exit %d, want %d", code, status)
@@ -268,7 +289,7 @@ func TestRunCleansUpTree(t *testing.T) {
 func TestRunForwardsSignals(t *testing.T) {
 	tr := startTether(t, helperEnv("signals"), "run", "--", os.Args[0])
 	if line := tr.line(t); line != "ready" {
-		t.Fatalf("helper said %q", line)
+		t.Fatalf("helper said %q, want ready", line)
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGTERM} {
 		if err := tr.cmd.Process.Signal(sig); err != nil {
@@ -280,7 +301,7 @@ func TestRunForwardsSignals(t *testing.T) {
 		}
 	}
 	if code := tr.wait(t); code != 0 {
-		t.Errorf("exit %d", code)
+		t.Errorf("exit %d, want 0 (the command exits 0 on TERM)", code)
 	}
 }
 
@@ -308,7 +329,7 @@ func zombieChildren(pid int) (n int) {
 func TestRunReapsOrphans(t *testing.T) {
 	tr := startTether(t, helperEnv("orphans"), "run", "--", os.Args[0])
 	if line := tr.line(t); line != "ready" {
-		t.Fatalf("helper said %q", line)
+		t.Fatalf("helper said %q, want ready", line)
 	}
 	proctest.Eventually(t, "no zombie left under tether", func() bool { return zombieChildren(tr.cmd.Process.Pid) == 0 })
 }
@@ -341,10 +362,10 @@ func TestRunCallerKilled(t *testing.T) {
 			args = append(args, "--", "/usr/bin/env", proctest.ModeVar+"=self", "PROCTEST_STAY=1", os.Args[0])
 			caller, pw, tpid, s := startCaller(t, args)
 			if mode == "exec" && s.PID != tpid {
-				t.Errorf("--exec: command PID %d, tether's %d", s.PID, tpid)
+				t.Errorf("--exec: command PID %d, tether's %d; want the same", s.PID, tpid)
 			}
 			if deadOrZombie(s.PID) {
-				t.Fatal("command not running")
+				t.Fatalf("command %d not running before its caller was killed; want it running", s.PID)
 			}
 			_ = caller.Cmd.Process.Kill()
 			<-caller.Done()
@@ -355,9 +376,25 @@ func TestRunCallerKilled(t *testing.T) {
 	}
 }
 
+// With --outlive-parent, the caller's death is not passed on. The command
+// is the "signals" helper, which names every signal it gets: after the
+// caller is gone, SIGWINCH to tether must reach it first. A SIGTERM from
+// the caller's death would have come before it: the kernel sends the
+// parent-death signal as it reparents tether, before the caller can be
+// reaped, and pending signals are delivered lowest number first, so the
+// order proves the negative without a sleep.
 func TestRunOutliveParent(t *testing.T) {
-	args := []string{"run", "--outlive-parent", "--", "/usr/bin/env", proctest.ModeVar + "=self", "PROCTEST_STAY=1", os.Args[0]}
-	caller, pw, tpid, s := startCaller(t, args)
+	args := []string{"run", "--outlive-parent", "--", "/usr/bin/env", proctest.ModeVar + "=signals", os.Args[0]}
+	pr, pw := pipe(t)
+	caller := proctest.Start(t, "caller", proctest.Options{
+		Env:    []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
+		Stdout: pw,
+	})
+	br := bufio.NewReader(pr)
+	tpid, err := strconv.Atoi(proctest.ReadLine(t, br))
+	if err != nil {
+		t.Fatalf("caller's first line: %v, want tether's PID", err)
+	}
 	// tether is this test's descendant: whatever happens, end it, and it
 	// ends the command.
 	t.Cleanup(func() {
@@ -365,15 +402,26 @@ func TestRunOutliveParent(t *testing.T) {
 			_ = syscall.Kill(tpid, syscall.SIGTERM)
 		}
 	})
+	if line := proctest.ReadLine(t, br); line != "ready" {
+		t.Fatalf("command said %q, want ready", line)
+	}
 	_ = caller.Cmd.Process.Kill()
 	<-caller.Done()
 	pw.Close()
-	time.Sleep(300 * time.Millisecond)
-	if deadOrZombie(s.PID) || deadOrZombie(tpid) {
-		t.Fatalf("with --outlive-parent, tether or the command died with the caller")
+	if p, err := probe.ReadProcess(tpid); err != nil || p.Zombie || p.PPID == caller.PID() {
+		t.Fatalf("tether %d after its caller %d was reaped: %+v, %v; want it running, reparented", tpid, caller.PID(), p, err)
+	}
+	if err := syscall.Kill(tpid, syscall.SIGWINCH); err != nil {
+		t.Fatal(err)
+	}
+	if line := proctest.ReadLine(t, br); line != "SIGWINCH" {
+		t.Fatalf("after its caller died, the command got %q, want SIGWINCH first: --outlive-parent passed on the caller's death", line)
 	}
 	_ = syscall.Kill(tpid, syscall.SIGTERM)
-	proctest.Eventually(t, "command gone after TERM to tether", func() bool { return deadOrZombie(s.PID) })
+	if line := proctest.ReadLine(t, br); line != "SIGTERM" {
+		t.Errorf("after TERM to tether, the command got %q, want SIGTERM", line)
+	}
+	proctest.Eventually(t, "tether gone after TERM", func() bool { return deadOrZombie(tpid) })
 }
 
 func TestRunExec(t *testing.T) {
@@ -388,30 +436,42 @@ func TestRunExec(t *testing.T) {
 	}
 	rep, code := checkJSON(t, nil, "--name", "web", strconv.Itoa(s.PID))
 	if code != 0 || rep.Verdict != probe.Supervised {
-		t.Errorf("check: exit %d %+v", code, rep)
+		t.Errorf("check: exit %d %+v, want exit 0, supervised", code, rep)
 	}
 	_ = tr.cmd.Process.Signal(syscall.SIGTERM)
 	if code := tr.wait(t); code != 143 {
-		t.Errorf("exit %d", code)
+		t.Errorf("exit %d after TERM, want 143", code)
 	}
 }
 
-func trials(short, long int) int {
-	if os.Getenv("TETHER_LONG") != "" {
-		return long
+// stress skips t unless TETHER_LONG is set: the long runs of the
+// reliability tests are kept out of the default suite, which runs a few
+// trials of each instead.
+func stress(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TETHER_LONG") == "" {
+		t.Skip("stress test: set TETHER_LONG=1")
 	}
-	return short
 }
 
 // tether killed with SIGKILL at a random moment in its first 50 ms —
 // before, while or after the command starts: nothing of the tree survives,
 // setsid and double-forked grandchildren included, with no reclaim run.
-func TestRunSurvivesOwnSIGKILL(t *testing.T) {
-	n := trials(20, 200)
+// A few trials; TestRunSurvivesOwnSIGKILLStress runs 200.
+func TestRunSurvivesOwnSIGKILL(t *testing.T) { runSurvivesOwnSIGKILL(t, 3) }
+
+func TestRunSurvivesOwnSIGKILLStress(t *testing.T) {
+	stress(t)
+	runSurvivesOwnSIGKILL(t, 200)
+}
+
+func runSurvivesOwnSIGKILL(t *testing.T, n int) {
 	var worst time.Duration
 	for i := 0; i < n; i++ {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			tr := startTether(t, helperEnv("tree", "PROCTEST_STAY=1"), "run", "--grace", "1s", "--", os.Args[0])
+			// Not awaiting anything: the moment of the kill is what
+			// varies from trial to trial.
 			time.Sleep(time.Duration(rand.IntN(50_000)) * time.Microsecond)
 			_ = tr.cmd.Process.Kill()
 			tr.wait(t)
@@ -424,7 +484,7 @@ func TestRunSurvivesOwnSIGKILL(t *testing.T) {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("alive 10s after tether was killed: %v", left)
+					t.Fatalf("alive 10s after tether was killed: %v; want none of the tree", left)
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
@@ -437,14 +497,21 @@ func TestRunSurvivesOwnSIGKILL(t *testing.T) {
 // tether killed right after its command forked a setsid grandchild that
 // may still be in the middle of its execve, when its environment can read
 // as empty: the watchdog must not take one empty scan for the end.
-func TestRunSIGKILLWhileGrandchildExecs(t *testing.T) {
-	n := trials(20, 200)
+// A few trials; TestRunSIGKILLWhileGrandchildExecsStress runs 200.
+func TestRunSIGKILLWhileGrandchildExecs(t *testing.T) { runSIGKILLWhileGrandchildExecs(t, 3) }
+
+func TestRunSIGKILLWhileGrandchildExecsStress(t *testing.T) {
+	stress(t)
+	runSIGKILLWhileGrandchildExecs(t, 200)
+}
+
+func runSIGKILLWhileGrandchildExecs(t *testing.T, n int) {
 	for i := 0; i < n; i++ {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			tr := startTether(t, nil, "run", "--grace", "1s", "--", "/bin/sh", "-c", "setsid sleep 1000 & echo $!; exec sleep 1000")
 			gpid, err := strconv.Atoi(tr.line(t))
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("command's first line: %v, want the grandchild's PID", err)
 			}
 			_ = tr.cmd.Process.Kill()
 			tr.wait(t)
@@ -479,7 +546,7 @@ func TestRunAsPIDNamespaceInit(t *testing.T) {
 		pr.Close()
 	})
 	if line := proctest.ReadLine(t, pr); line != "ready" {
-		t.Fatalf("helper said %q", line)
+		t.Fatalf("helper said %q, want ready", line)
 	}
 	var init int
 	proctest.Eventually(t, "tether running as the namespace's init", func() bool {
@@ -525,7 +592,7 @@ func TestRunTerminal(t *testing.T) {
 		}
 	}
 	if s.FG != s.Pgrp || s.Pgrp != s.PID {
-		t.Errorf("foreground group %d, command's group %d (pid %d)", s.FG, s.Pgrp, s.PID)
+		t.Errorf("foreground group %d, command's group %d (pid %d); want the command's own group in the foreground", s.FG, s.Pgrp, s.PID)
 	}
 	if _, err := master.Write([]byte{3}); err != nil { // Ctrl-C
 		t.Fatal(err)
@@ -539,5 +606,31 @@ func TestRunTerminal(t *testing.T) {
 			break
 		}
 	}
-	<-shell.Done()
+	waitGone(t, shell, "the shell after tether exited")
+}
+
+// waitGone waits for p, which the test expects to end, to be reaped,
+// failing the test after a generous deadline.
+func waitGone(t *testing.T, p *proctest.Proc, what string) {
+	t.Helper()
+	select {
+	case <-p.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s (PID %d): still running after 10s, want it gone", what, p.PID())
+	}
+}
+
+// wantRunning fails the test if p, which nothing should have signalled,
+// has exited. A process that was signalled may not be reaped yet, so
+// /proc is asked too.
+func wantRunning(t *testing.T, p *proctest.Proc, what string) {
+	t.Helper()
+	select {
+	case <-p.Done():
+		t.Fatalf("%s (PID %d) exited, want it running: it was signalled", what, p.PID())
+	default:
+	}
+	if deadOrZombie(p.PID()) {
+		t.Fatalf("%s (PID %d) is gone or a zombie, want it running: it was signalled", what, p.PID())
+	}
 }
