@@ -386,7 +386,7 @@ func TestRunCallerKilled(t *testing.T) {
 func TestRunOutliveParent(t *testing.T) {
 	args := []string{"run", "--outlive-parent", "--", "/usr/bin/env", proctest.ModeVar + "=signals", os.Args[0]}
 	pr, pw := pipe(t)
-	caller := proctest.Start(t, "caller", proctest.Options{
+	caller := proctest.Start(t, "caller", proctest.Spec{
 		Env:    []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
 		Stdout: pw,
 	})
@@ -408,7 +408,7 @@ func TestRunOutliveParent(t *testing.T) {
 	_ = caller.Cmd.Process.Kill()
 	<-caller.Done()
 	pw.Close()
-	if p, err := probe.ReadProcess(tpid); err != nil || p.Zombie || p.PPID == caller.PID() {
+	if p, err := proc.Host().Process(tpid); err != nil || p.Zombie || p.PPID == caller.PID() {
 		t.Fatalf("tether %d after its caller %d was reaped: %+v, %v; want it running, reparented", tpid, caller.PID(), p, err)
 	}
 	if err := syscall.Kill(tpid, syscall.SIGWINCH); err != nil {

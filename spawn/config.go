@@ -2,12 +2,10 @@ package spawn
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"syscall"
 	"time"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/probe"
 )
 
@@ -60,67 +58,11 @@ type StartError struct {
 func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
-// WatchdogArg, as the first argument, makes a binary the watchdog of a
-// supervisor. A program that calls Supervise with a WatchdogPath must
+// WatchdogArg is the first argument that makes a binary the watchdog of
+// a supervisor. A program that calls Supervise with a WatchdogPath must
 // hand control to WatchdogMain when started so:
 //
 //	if len(os.Args) > 1 && os.Args[1] == spawn.WatchdogArg {
 //		os.Exit(spawn.WatchdogMain(os.Args[2:]))
 //	}
 const WatchdogArg = "tether-watchdog"
-
-// exitStatus is the shell's exit status for a wait status: the exit
-// code, or 128+N for death by signal N.
-func exitStatus(ws syscall.WaitStatus) int {
-	if ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ws.ExitStatus()
-}
-
-// resolve fills in the defaults for a child running command and
-// validates the result.
-func (c Config) resolve(command string) (Config, error) {
-	if c.Name == "" {
-		c.Name = probe.NameFor(command)
-	}
-	if err := probe.ValidateName(c.Name); err != nil {
-		return c, err
-	}
-	if err := c.Markers.Validate(); err != nil {
-		return c, err
-	}
-	if c.Signal == 0 {
-		c.Signal = syscall.SIGTERM
-	}
-	if c.RunID == "" {
-		c.RunID = probe.NewRunID()
-	} else if err := probe.ValidateRunID(c.RunID); err != nil {
-		return c, err
-	}
-	if c.Supervisor.PID == 0 {
-		s, err := supervisorOf(os.Getpid())
-		if err != nil {
-			return c, err
-		}
-		c.Supervisor = s
-	}
-	return c, nil
-}
-
-// supervisorOf names the live process pid for TETHER_SUPERVISOR.
-func supervisorOf(pid int) (probe.Supervisor, error) {
-	st, err := proc.Host().Stat(pid)
-	if err != nil {
-		return probe.Supervisor{}, fmt.Errorf("read start time of supervisor %d: %w", pid, err)
-	}
-	return probe.Supervisor{PID: pid, StartTime: st.StartTime}, nil
-}
-
-// environ stamps env (the calling process's environment when nil).
-func (c Config) environ(env []string) []string {
-	if env == nil {
-		env = os.Environ()
-	}
-	return c.Markers.Environ(env, probe.Stamp{Name: c.Name, Supervisor: c.Supervisor, RunID: c.RunID})
-}

@@ -40,7 +40,7 @@ func splitNUL(data []byte, keepPartial bool) []string {
 // over every process does not pay for strings it will throw away.
 func HasEntries(blob []byte, entries [][]byte) bool {
 	var small [4]bool
-	found := small[:0]
+	var found []bool
 	if len(entries) <= len(small) {
 		found = small[:len(entries)]
 	} else {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -232,7 +231,6 @@ func FuzzParseProcArgs2(f *testing.F) {
 	})
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // The raw-blob matcher of the scan agrees with probe's Match on parsed
 // entries, whatever the blob holds.
