@@ -2,7 +2,6 @@ package main
 
 import (
 	_ "embed"
-	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -50,11 +49,11 @@ func completionCommand() *cli.Command {
 			}
 			s, err := gen(c.App)
 			if err != nil {
-				return cli.Exit("tether completion: "+err.Error(), exitUsage)
+				return failf("tether completion: %v", err)
 			}
 			_, err = io.WriteString(c.App.Writer, s)
 			if err != nil {
-				return cli.Exit(fmt.Sprintf("tether completion: write: %v", err), exitUsage)
+				return failf("tether completion: write: %v", err)
 			}
 			return nil
 		},

@@ -1,6 +1,7 @@
 package reclaim_test
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -277,6 +278,52 @@ func TestOtherUsersStrandedUntouched(t *testing.T) {
 	rs, err = results(reclaim.Reclaim(reclaim.Filter{RunID: w.runID, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second}))
 	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Gone {
 		t.Fatalf("--any-user: %v %+v", err, rs)
+	}
+}
+
+// Whose a process is has one definition, its real uid, on both paths: a
+// stranded tethered listener of another user is left out of the plain
+// scan, and found as the holder of its port but skipped, with the reason;
+// run --port refuses it. --any-user takes it on both.
+func TestOtherUsersPortHolderSkipped(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to start a process as uid 65534")
+	}
+	w := newWorld(t)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	p := w.start("listen", "nobody", true, proctest.Spec{
+		Path:        proctest.Copy(t, "reclaim.test"),
+		Env:         []string{"PROCTEST_LISTEN=tcp4"},
+		Stdout:      pw,
+		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}},
+	})
+	n, err := strconv.Atoi(proctest.ReadLine(t, pr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := uint16(n)
+	if rs, err := results(reclaim.Reclaim(reclaim.Filter{RunID: w.runID}, reclaim.Action{DryRun: true})); err != nil || len(rs) != 0 {
+		t.Errorf("plain scan without --any-user: %v %+v; want nothing found", err, rs)
+	}
+	rs, err := results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second}))
+	if err != nil || len(rs) != 1 || rs[0].PID != p.PID() || rs[0].Outcome != reclaim.Skipped || !strings.Contains(rs[0].Why, "another user's (uid 65534)") {
+		t.Errorf("--port %d without --any-user: %v %+v; want PID %d skipped as another user's", port, err, rs, p.PID())
+	}
+	var refusal *reclaim.PortRefusal
+	if err := reclaim.FreePorts([]uint16{port}, probe.Markers{}, time.Second); !errors.As(err, &refusal) || refusal.Holder == nil || refusal.Holder.PID != p.PID() {
+		t.Errorf("FreePorts(%d) = %v; want a refusal naming holder %d", port, err, p.PID())
+	}
+	if !alive(p) {
+		t.Fatal("another user's port holder is gone")
+	}
+	rs, err = results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second}))
+	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Gone {
+		t.Fatalf("--port %d --any-user: %v %+v; want the holder gone", port, err, rs)
 	}
 }
 

@@ -1,0 +1,93 @@
+package proc_test
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+// The readers run on a process table laid out on disk as /proc is:
+// testdata/fs holds a tethered process (5971) with two children, one in
+// the middle of an execve (5983) and one a zombie (6049), and a thread id
+// (6050) of another process.
+var fixtureFS = proc.NewFS("testdata/fs")
+
+func TestFSProcess(t *testing.T) {
+	p, err := fixtureFS.Process(5971)
+	want := proc.Process{PID: 5971, PPID: 5970, PGID: 5965, Session: 1051, UID: 0, StartTime: 31814, Comm: "x) Z (y z"}
+	if err != nil || p != want {
+		t.Errorf("Process(5971) = %+v, %v; want %+v", p, err, want)
+	}
+	var te *proc.ThreadError
+	if _, err := fixtureFS.Process(6050); !errors.As(err, &te) || te.TGID != 6008 {
+		t.Errorf("Process(6050) = %v; want a thread of 6008", err)
+	}
+	if _, err := fixtureFS.Process(9999); !errors.Is(err, proc.ErrGone) {
+		t.Errorf("Process(9999) = %v; want ErrGone", err)
+	}
+	if z, err := fixtureFS.Process(6049); err != nil || !z.Zombie {
+		t.Errorf("Process(6049) = %+v, %v; want a zombie", z, err)
+	}
+}
+
+func TestFSEnvironAndCmdline(t *testing.T) {
+	env, err := fixtureFS.Environ(5971)
+	if err != nil || !slices.Contains(env, "TETHER_NAME=web") {
+		t.Errorf("Environ(5971) = %q, %v; want the tethered fixture", env, err)
+	}
+	if cmd, err := fixtureFS.Cmdline(5971); err != nil || !reflect.DeepEqual(cmd, []string{"srv", "--port", "8080"}) {
+		t.Errorf("Cmdline(5971) = %q, %v; want [srv --port 8080]", cmd, err)
+	}
+	if !fixtureFS.Executing(5983) || fixtureFS.Executing(5971) || fixtureFS.Executing(6049) {
+		t.Errorf("Executing: 5983 %v, 5971 %v, 6049 %v; want true, false, false",
+			fixtureFS.Executing(5983), fixtureFS.Executing(5971), fixtureFS.Executing(6049))
+	}
+	if _, err := fixtureFS.Environ(5983); !errors.Is(err, proc.ErrExecuting) || !errors.Is(err, proc.ErrUnverifiable) {
+		t.Errorf("Environ(5983) = %v; want ErrExecuting, an ErrUnverifiable", err)
+	}
+	if _, err := fixtureFS.Environ(6049); !errors.Is(err, proc.ErrGone) {
+		t.Errorf("Environ(6049) of a zombie = %v; want ErrGone", err)
+	}
+}
+
+func TestFSScanAndTree(t *testing.T) {
+	pids, err := fixtureFS.PIDs()
+	slices.Sort(pids)
+	if want := []int{5971, 5983, 6049, 6050}; err != nil || !reflect.DeepEqual(pids, want) {
+		t.Errorf("PIDs() = %v, %v; want %v", pids, err, want)
+	}
+	matched, executing := fixtureFS.Scan([]string{"TETHER=1", "TETHER_NAME=web"})
+	if want := []proc.Member{{PID: 5971, StartTime: 31814}}; !reflect.DeepEqual(matched, want) || !reflect.DeepEqual(executing, []int{5983}) {
+		t.Errorf("Scan = %v, executing %v; want %v, executing [5983]", matched, executing, want)
+	}
+	if matched, _ := fixtureFS.Scan([]string{"TETHER=1", "TETHER_NAME=we"}); len(matched) != 0 {
+		t.Errorf("Scan for another name = %v; want none", matched)
+	}
+	if tree := fixtureFS.Subtree(5971, 0); !reflect.DeepEqual(tree, []proc.Member{{PID: 5983, StartTime: 31855}}) {
+		t.Errorf("Subtree(5971) = %v; want the live child 5983 only", tree)
+	}
+	if tree := fixtureFS.Subtree(5971, 5983); len(tree) != 0 {
+		t.Errorf("Subtree(5971) skipping 5983 = %v; want none", tree)
+	}
+}
+
+func TestFSSystemFiles(t *testing.T) {
+	if got := fixtureFS.MaxPID(); got != 4194303 {
+		t.Errorf("MaxPID() = %d; want 4194303", got)
+	}
+	at, err := fixtureFS.StartedAt(250)
+	if want := time.Unix(1700000002, 5e8); err != nil || !at.Equal(want) {
+		t.Errorf("StartedAt(250) = %v, %v; want %v", at, err, want)
+	}
+	socks, err := fixtureFS.NetTable("tcp")
+	if err != nil || len(socks) == 0 {
+		t.Errorf("NetTable(tcp) = %v, %v; want the fixture's sockets", socks, err)
+	}
+	if socks, err := fixtureFS.NetTable("tcp6"); err != nil || socks != nil {
+		t.Errorf("NetTable(tcp6) of a kernel without it = %v, %v; want nothing", socks, err)
+	}
+}
