@@ -231,7 +231,6 @@ func FuzzParseProcArgs2(f *testing.F) {
 	})
 }
 
-
 // The raw-blob matcher of the scan agrees with probe's Match on parsed
 // entries, whatever the blob holds.
 func FuzzMatchEnviron(f *testing.F) {
