@@ -198,7 +198,8 @@ func TestCheckForeign(t *testing.T) {
 	}
 }
 
-// The original design's scheme is recognised exactly.
+// Another supervisor's scheme (SYSTEMPROMPT_SUBPROCESS, MCP_SERVICE_ID) is
+// recognised exactly.
 func TestCheckSeedMarkers(t *testing.T) {
 	p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"SYSTEMPROMPT_SUBPROCESS=1", "MCP_SERVICE_ID=files"}})
 	r := check(t, p.PID(), probe.Query{Markers: seed, Name: "files"})

@@ -1,21 +1,24 @@
 // Package reclaim finds the tethered processes that escaped — stranded
 // once their supervisor died — verifies each one, and terminates it.
 //
-// It is the library behind tether reclaim, tether ps and tether run --port.
-// Finding is one walk of /proc: each candidate's environment is read and
-// matched against the marker protocol (package probe), or, for a port, the
-// kernel's socket tables (/proc/net/tcp, tcp6, udp, udp6) are read and the
-// socket's inode traced to the processes that hold it through
-// /proc/PID/fd.
+// It is the library behind tether reclaim ([Reclaim]), tether ps ([List])
+// and tether run --port ([FreePorts]). A reclaim is one pass: find, verify,
+// signal, report. Finding is one scan of every process's environment for
+// the markers of package probe, or, for a port, a sock_diag netlink dump
+// of the listening sockets (the /proc/net tables where netlink is not to
+// be had) whose inodes are traced to the processes that hold them through
+// their fd tables. Every candidate is then checked with [probe.Check].
 //
 // Nothing is signalled on a guess. A process is signalled only through a
-// pidfd opened before its identity is checked again (marker, name, start
-// time, state), so a PID recycled between finding and signalling is never
-// hit; PID 1, tether itself and its ancestors, kernel threads and processes
-// whose environment cannot be read are never signalled at all.
+// pidfd opened before its identity is checked again (marker, name, run,
+// start time, pidfs inode, state), so a PID recycled between finding and
+// signalling is never hit; PID 1, tether itself and its ancestors, kernel
+// threads and processes whose environment cannot be read are never
+// signalled at all. By default only the caller's processes are selected:
+// those whose real user id is the caller's.
 //
-// Limits: the socket tables show only the reader's network namespace; on
-// macOS ports are not looked up (no /proc/net) and processes are signalled
-// with kill(2) right after a fresh check, since there is no pidfd; on other
-// systems nothing is found.
+// Limits: ports are looked up in the caller's network namespace only; on
+// macOS ports are not looked up and processes are signalled with kill(2)
+// right after a fresh check, since there is no pidfd; on other systems
+// nothing is found.
 package reclaim

@@ -7,14 +7,18 @@
 // program's goroutines move between threads, and a thread whose goroutine
 // exited while locked is destroyed, killing every child it forked. So every
 // child is forked from one goroutine that has locked its OS thread and never
-// returns: the spawner. Start runs exec.Cmd.Start there.
+// returns: the spawner. [Start] runs exec.Cmd.Start there.
 //
-// Supervise is what tether run does: it becomes a child subreaper, starts
+// [Supervise] is what tether run does: it becomes a child subreaper, starts
 // the command, forwards signals to its process group, reaps every orphan
 // the tree leaves behind, cleans up what is left of the tree when the
 // command exits (TERM, a grace period, then KILL), and returns the
-// command's exit status. Exec is tether run --exec: arm the parent-death
+// command's exit status. [Exec] is tether run --exec: arm the parent-death
 // signal on the calling process, stamp the markers, and execve in place.
+//
+// All three take one [Config]. Should the supervisor itself be killed with
+// SIGKILL, its watchdog ([WatchdogMain], a second process started before
+// the command) ends every process that carries the run id.
 //
 // Limits: the parent-death signal reaches only the direct child; grandchildren
 // are cleaned up by the supervisor. Only Linux has a parent-death signal;
