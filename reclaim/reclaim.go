@@ -57,7 +57,9 @@ func List(f Filter) ([]Process, error) {
 	if err != nil {
 		ls = nil // ports are shown where the platform has them
 	}
-	var pids []int
+	// Only the listed processes' fd tables are read; never nil, which
+	// would mean every process's.
+	pids := make([]int, 0, len(fd.procs))
 	out := fd.procs[:0]
 	for _, p := range fd.procs {
 		if ok, why := f.matches(p); !ok {
