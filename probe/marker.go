@@ -28,8 +28,8 @@ const markerValue = "1"
 // [DefaultNameVar]; other supervisors' schemes (SYSTEMPROMPT_SUBPROCESS
 // and MCP_SERVICE_ID, say) are recognised by naming their variables here.
 type Markers struct {
-	MarkerVar string
-	NameVar   string
+	MarkerVar string // must hold "1"; default DefaultMarkerVar
+	NameVar   string // holds the name; default DefaultNameVar
 }
 
 func (m Markers) orDefault() Markers {
@@ -77,9 +77,9 @@ func validateVarName(key string) error {
 // Stamp is what a supervisor writes into its child's environment with
 // [Markers.Environ].
 type Stamp struct {
-	Name       string
-	Supervisor Supervisor
-	RunID      string
+	Name       string     // see [ValidateName]
+	Supervisor Supervisor // the process whose death strands the child
+	RunID      string     // see [NewRunID]
 }
 
 // Environ returns env with the stamp applied: earlier entries of the

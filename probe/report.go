@@ -1,32 +1,37 @@
 package probe
 
-// Report is everything Check learned about one PID. Fields that could not
-// be learned are left zero (UID and Supervisor nil) and omitted from JSON.
+// Report is everything [Check] learned about one PID, and the object
+// tether check --json prints. Fields that could not be learned are left
+// zero (UID and Supervisor nil) and omitted from JSON.
 type Report struct {
-	PID      int     `json:"pid"`
-	Verdict  Verdict `json:"verdict"`
-	Tethered bool    `json:"tethered"`
+	PID      int     `json:"pid"`      // the PID asked about
+	Verdict  Verdict `json:"verdict"`  // what the process is
+	Tethered bool    `json:"tethered"` // Verdict is Supervised or Stranded
 	// Reason explains a verdict other than supervised: why it is foreign,
 	// why it is stranded, what could not be read.
 	Reason string `json:"reason,omitempty"`
 
-	PPID      int    `json:"ppid,omitempty"`
-	PGID      int    `json:"pgid,omitempty"`
-	UID       *int   `json:"uid,omitempty"`
-	StartTime uint64 `json:"start_time,omitempty"`
-	Comm      string `json:"comm,omitempty"`
+	PPID      int    `json:"ppid,omitempty"`       // its parent
+	PGID      int    `json:"pgid,omitempty"`       // its process group
+	UID       *int   `json:"uid,omitempty"`        // its real user id
+	StartTime uint64 `json:"start_time,omitempty"` // as in [Supervisor]: only compared for equality
+	Comm      string `json:"comm,omitempty"`       // the kernel's command name (15 bytes on Linux)
 
 	// Name and RunID are the values of the name variable and
 	// TETHER_RUN_ID, when the environment holds them.
-	Name       string            `json:"name,omitempty"`
-	RunID      string            `json:"run_id,omitempty"`
+	Name  string `json:"name,omitempty"`
+	RunID string `json:"run_id,omitempty"`
+	// Supervisor is what became of the process TETHER_SUPERVISOR names.
 	Supervisor *SupervisorReport `json:"supervisor,omitempty"`
-	Command    []string          `json:"command,omitempty"`
+	// Command is the command line, for display only: a process can
+	// rewrite it, and it is never trusted.
+	Command []string `json:"command,omitempty"`
 }
 
-// SupervisorReport describes the process named by TETHER_SUPERVISOR.
+// SupervisorReport describes the process named by TETHER_SUPERVISOR: the
+// [Supervisor] stamped, and what became of it.
 type SupervisorReport struct {
 	PID       int             `json:"pid"`
 	StartTime uint64          `json:"start_time"`
-	State     SupervisorState `json:"state"`
+	State     SupervisorState `json:"state"` // only Alive and Unknown keep a process supervised
 }

@@ -13,8 +13,8 @@ import (
 // Linux, microseconds since the epoch on macOS) and is only compared for
 // equality.
 type Supervisor struct {
-	PID       int
-	StartTime uint64
+	PID       int    // as seen where the stamp was made
+	StartTime uint64 // field 22 of /proc/PID/stat on Linux
 }
 
 // String formats s as TETHER_SUPERVISOR holds it: "PID:START".

@@ -14,7 +14,7 @@ import (
 type Filter struct {
 	// Markers and Name are matched as [probe.Check] matches them.
 	Markers probe.Markers
-	Name    string
+	Name    string // the exact name; empty for any
 	// Ports narrows the selection to the holders of these ports (TCP
 	// listening or UDP bound, IPv4 or IPv6).
 	Ports []uint16

@@ -12,10 +12,10 @@ import (
 // bound, unconnected UDP socket.
 type Listener struct {
 	Proto string     `json:"proto"` // tcp or udp
-	Addr  netip.Addr `json:"addr"`
-	Port  uint16     `json:"port"`
-	UID   int        `json:"-"` // the socket's owner
-	Inode uint64     `json:"-"`
+	Addr  netip.Addr `json:"addr"`  // the local address; unspecified for all of them
+	Port  uint16     `json:"port"`  // the local port
+	UID   int        `json:"-"`     // the socket's owner
+	Inode uint64     `json:"-"`     // the socket's inode, which its holders' fds name
 }
 
 // String is how the listener reads in a report: "tcp 0.0.0.0:8080".
@@ -34,8 +34,8 @@ type holder struct {
 // another user's process, whose fd table cannot be read.
 type PortState struct {
 	Port    uint16 `json:"port"`
-	Free    bool   `json:"free"`
-	Holders []int  `json:"holders,omitempty"`
+	Free    bool   `json:"free"`              // nothing serves it, in sight or out of it
+	Holders []int  `json:"holders,omitempty"` // the PIDs seen holding it
 	// Hidden are the owners (uids) of sockets on the port whose holding
 	// process could not be seen.
 	Hidden []int `json:"hidden_owners,omitempty"`
@@ -114,7 +114,7 @@ func after(states []PortState, results []Result) []PortState {
 // could not be terminated. Nothing was signalled for a refusal with a
 // nil Result.
 type PortRefusal struct {
-	Port uint16
+	Port uint16 // the port that was not freed
 	// Holder is the process holding the port, when it can be seen.
 	Holder *Process
 	// Why is the holder's verdict or the reason it was not selected.
@@ -126,6 +126,7 @@ type PortRefusal struct {
 	Result *Result
 }
 
+// Error says which port, held by whom, and why it was left alone.
 func (e *PortRefusal) Error() string {
 	switch {
 	case e.Result != nil:

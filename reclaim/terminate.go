@@ -39,10 +39,10 @@ const (
 // Result is one process and what was done to it.
 type Result struct {
 	Process
-	Selected bool     `json:"selected"`
-	Outcome  Outcome  `json:"outcome"`
-	Why      string   `json:"why,omitempty"`
-	Signals  []string `json:"signals,omitempty"`
+	Selected bool     `json:"selected"`          // the filter selected it for termination
+	Outcome  Outcome  `json:"outcome"`           // what became of it
+	Why      string   `json:"why,omitempty"`     // why it was skipped, changed, failed or survived
+	Signals  []string `json:"signals,omitempty"` // the signals sent, in order: TERM, KILL
 }
 
 // ended reports whether the process is gone, by tether's hand or its own.

@@ -51,11 +51,14 @@ type Config struct {
 // StartError is a failure to start the command, with the exit status a
 // shell would give it: 127 not found, 126 not executable, 125 otherwise.
 type StartError struct {
-	Status int
-	Err    error
+	Status int   // the exit status a shell gives this failure
+	Err    error // what failed
 }
 
+// Error is what failed, as a shell would say it: "x: command not found".
 func (e *StartError) Error() string { return e.Err.Error() }
+
+// Unwrap gives the cause, for errors.Is and errors.As.
 func (e *StartError) Unwrap() error { return e.Err }
 
 // WatchdogArg is the first argument that makes a binary the watchdog of
