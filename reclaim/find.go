@@ -29,6 +29,9 @@ type Process struct {
 type found struct {
 	procs []Process
 	ports []PortState
+	// holders are who held each port's sockets, to carry the port
+	// states past a reclaim.
+	holders []holder
 }
 
 // find returns the processes f is about, each freshly checked, by PID:
@@ -47,9 +50,16 @@ func find(f Filter) (found, error) {
 		if err != nil {
 			return found{}, err
 		}
-		out.ports = portStates(f.Ports, ls, hs)
+		out.ports, out.holders = portStates(f.Ports, ls, hs), hs
 		for _, st := range out.ports {
-			trace.Printf("port %d: free %v, holders %v, hidden owners (uid) %v", st.Port, st.Free, st.Holders, st.Hidden)
+			switch {
+			case st.Free:
+				trace.Printf("port %d: free", st.Port)
+			case len(st.Hidden) > 0:
+				trace.Printf("port %d: held by %v and by processes of uid %v out of sight", st.Port, st.Holders, st.Hidden)
+			default:
+				trace.Printf("port %d: held by %v", st.Port, st.Holders)
+			}
 		}
 		for _, h := range hs {
 			if _, ok := held[h.pid]; !ok {
@@ -60,6 +70,12 @@ func find(f Filter) (found, error) {
 	} else {
 		ms, executing := proc.Host().Scan(f.Markers.Entries(f.Name))
 		for _, m := range ms {
+			// Another user's process is left out before the full
+			// check: one read of its status instead of five.
+			if st, err := proc.Host().Status(m.PID); err == nil && !f.AnyUser && st.UID != os.Getuid() {
+				trace.Printf("scan: %d left out: another user's (uid %d)", m.PID, st.UID)
+				continue
+			}
 			pids = append(pids, m.PID)
 		}
 		// Each one in the middle of an execve may be one of them:

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tetherproc/tether/internal/trace"
 )
 
 // Listener is a socket that serves a port: a listening TCP socket or a
@@ -87,26 +89,35 @@ func portStates(ports []uint16, ls map[uint64]Listener, hs []holder) []PortState
 	return out
 }
 
-// after carries the port states past a reclaim: the holders that ended
-// no longer hold anything, and a port with no holder left, in sight or
-// out of it, is free.
-func after(states []PortState, results []Result) []PortState {
+// after carries the port states past a reclaim without walking every fd
+// table again: the sockets still serving each port are listed anew (one
+// cheap netlink dump), and those held by a process that did not end keep
+// it as their holder. A socket with no holder left in sight (one that an
+// unseen process held too, or one bound while the reclaim ran) counts by
+// its owner as hidden: the port is not free.
+func after(ports []uint16, hs []holder, results []Result) []PortState {
 	ended := map[int]bool{}
 	for _, r := range results {
 		if r.ended() {
 			ended[r.PID] = true
 		}
 	}
-	out := make([]PortState, len(states))
-	for i, st := range states {
-		st.Holders = slices.DeleteFunc(slices.Clone(st.Holders), func(pid int) bool { return ended[pid] })
-		if len(st.Holders) == 0 {
-			st.Holders = nil
-		}
-		st.Free = len(st.Holders) == 0 && len(st.Hidden) == 0
-		out[i] = st
+	want := map[uint16]bool{}
+	for _, p := range ports {
+		want[p] = true
 	}
-	return out
+	ls, err := listeners(want)
+	if err != nil {
+		trace.Printf("port states after the reclaim: %v", err)
+		ls = map[uint64]Listener{}
+	}
+	var still []holder
+	for _, h := range hs {
+		if _, open := ls[h.listener.Inode]; open && !ended[h.pid] {
+			still = append(still, h)
+		}
+	}
+	return portStates(ports, ls, still)
 }
 
 // PortRefusal is why [FreePorts] would not free a port: its holder is not

@@ -1,6 +1,7 @@
 package reclaim
 
 import (
+	"strings"
 	"time"
 
 	"github.com/tetherproc/tether/internal/trace"
@@ -39,8 +40,8 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	}
 	results := terminateAll(fd.procs, f, act)
 	ports := fd.ports
-	if !act.DryRun {
-		ports = after(ports, results)
+	if len(f.Ports) > 0 && !act.DryRun {
+		ports = after(f.Ports, fd.holders, results)
 	}
 	return Summary{Results: results, Ports: ports}, nil
 }
@@ -69,7 +70,10 @@ func List(f Filter) ([]Process, error) {
 		out = append(out, p)
 		pids = append(pids, p.PID)
 	}
-	hs, _ := holders(ls, pids)
+	hs, err := holders(ls, pids)
+	if err != nil {
+		trace.Printf("ps: ports not shown: %v", err)
+	}
 	for i := range out {
 		out[i].Ports = nil
 		for _, h := range hs {
@@ -98,6 +102,8 @@ func FreePorts(ports []uint16, markers probe.Markers, grace time.Duration) error
 	}
 	for i, p := range fd.procs {
 		if ok, why := f.selects(p); !ok {
+			// The hints ("--all to include") are reclaim's flags, not run's.
+			why, _, _ = strings.Cut(why, "; --")
 			return &PortRefusal{Port: p.Ports[0].Port, Holder: &fd.procs[i], Why: why}
 		}
 	}

@@ -3,7 +3,6 @@ package reclaim
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"syscall"
 	"time"
 
@@ -52,11 +51,8 @@ func (r Result) ended() bool { return r.Outcome == Gone || r.Outcome == AlreadyG
 // that the whole takes about one Grace. Those not selected are reported
 // as Skipped, with the reason.
 func terminateAll(procs []Process, f Filter, act Action) []Result {
-	if act.Signal == 0 {
-		act.Signal = syscall.SIGTERM
-	}
 	results := make([]Result, len(procs))
-	var wg sync.WaitGroup
+	var set []*target
 	for i, p := range procs {
 		ok, why := f.selects(p)
 		results[i] = Result{Process: p, Selected: ok, Outcome: Skipped, Why: why}
@@ -68,76 +64,120 @@ func terminateAll(procs []Process, f Filter, act Action) []Result {
 			trace.Printf("reclaim: %d selected (%s); dry run", p.PID, p.Verdict)
 		default:
 			trace.Printf("reclaim: %d selected (%s)", p.PID, p.Verdict)
-			wg.Add(1)
-			go func(r *Result) {
-				defer wg.Done()
-				terminate(r, f, act)
-			}(&results[i])
+			if t := open(&results[i], f); t != nil {
+				set = append(set, t)
+			}
 		}
 	}
-	wg.Wait()
+	terminate(set, act)
 	return results
 }
 
-// terminate signals r's process through a handle opened before its
-// identity is checked again, so that a PID recycled since it was found is
-// never signalled: the new process fails the check, and a signal through
-// the old handle cannot reach it. Then the one escalation of tether:
-// Signal, Grace, SIGKILL.
-func terminate(r *Result, f Filter, act Action) {
+// target is a selected process held by a handle, on its way out.
+type target struct {
+	r       *Result
+	h       *proc.Handle
+	exited  bool
+	sendErr error
+}
+
+// open holds r's process through a handle opened before its identity is
+// checked again, so that a PID recycled since it was found is never
+// signalled: the new process fails the check, and a signal through the
+// old handle cannot reach it. It returns nil, with r's outcome set, when
+// the process is not to be signalled.
+func open(r *Result, f Filter) *target {
 	h, err := proc.Host().Open(r.PID)
 	if errors.Is(err, proc.ErrGone) {
 		r.Outcome = AlreadyGone
-		return
+		return nil
 	}
 	if err != nil {
 		r.Outcome, r.Why = Failed, err.Error()
-		return
+		return nil
 	}
-	defer h.Close()
 	if id := h.Identity(); r.identity != 0 && id != r.identity {
+		h.Close()
 		r.Outcome, r.Why = Changed, fmt.Sprintf("PID %d now belongs to another process (pidfs inode %d, was %d)", r.PID, id, r.identity)
-		return
+		return nil
 	}
 	if outcome, why := recheck(r.Process, f); outcome != "" {
+		h.Close()
 		r.Outcome, r.Why = outcome, why
 		trace.Printf("reclaim: %d not signalled: %s %s", r.PID, outcome, why)
-		return
+		return nil
 	}
-	var sendErr error
-	self := proc.Member{PID: r.PID, StartTime: r.StartTime}
+	return &target{r: r, h: h}
+}
+
+// terminate is the one escalation of tether over the whole set: Signal
+// to each, Grace, then SIGKILL, all waited on from this one thread.
+func terminate(set []*target, act Action) {
+	byPID := map[int]*target{}
+	for _, t := range set {
+		byPID[t.r.PID] = t
+		defer t.h.Close()
+	}
+	live := func() []*target {
+		var out []*target
+		for _, t := range set {
+			if !t.exited && t.sendErr == nil {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	wait := func(deadline time.Time) {
+		ts := live()
+		hs := make([]*proc.Handle, len(ts))
+		for i, t := range ts {
+			hs[i] = t.h
+		}
+		for i, done := range proc.Exited(hs, deadline) {
+			ts[i].exited = ts[i].exited || done
+		}
+	}
 	ended := proc.Escalation{
 		Signal: act.Signal,
 		Grace:  act.Grace,
 		List: func() ([]proc.Member, bool) {
-			if sendErr != nil || h.Wait(time.Now()) {
-				return nil, false
+			wait(time.Now())
+			var ms []proc.Member
+			for _, t := range live() {
+				ms = append(ms, proc.Member{PID: t.r.PID, StartTime: t.r.StartTime})
 			}
-			return []proc.Member{self}, false
+			return ms, false
 		},
-		Send: func(_ proc.Member, sig syscall.Signal) error {
-			err := h.Signal(sig)
+		Send: func(m proc.Member, sig syscall.Signal) error {
+			t := byPID[m.PID]
+			err := t.h.Signal(sig)
 			switch {
 			case err == nil:
-				r.Signals = append(r.Signals, proc.SignalName(sig))
+				t.r.Signals = append(t.r.Signals, proc.SignalName(sig))
 			case !errors.Is(err, proc.ErrGone):
-				sendErr = err
+				t.sendErr = err
 			}
 			return err
 		},
-		Wait: func(deadline time.Time) { h.Wait(deadline) },
-		What: fmt.Sprintf("reclaim of %d", r.PID),
+		Wait: wait,
+		What: "reclaim",
 	}.Run()
-	switch {
-	case sendErr != nil:
-		r.Outcome, r.Why = Failed, sendErr.Error()
-	case ended && len(r.Signals) == 0:
-		r.Outcome = AlreadyGone
-	case ended:
-		r.Outcome = Gone
-	default:
-		r.Outcome, r.Why = Survived, fmt.Sprintf("still alive %v after SIGKILL", proc.KillWait)
+	for _, t := range set {
+		t.r.Outcome, t.r.Why = outcomeOf(t, ended)
+		trace.Printf("reclaim: %d %s %s", t.r.PID, t.r.Outcome, t.r.Why)
 	}
+}
+
+func outcomeOf(t *target, ended bool) (Outcome, string) {
+	switch {
+	case t.sendErr != nil:
+		return Failed, t.sendErr.Error()
+	case !t.exited && !ended:
+		return Survived, fmt.Sprintf("still alive %v after SIGKILL", proc.KillWait)
+	case len(t.r.Signals) == 0:
+		return AlreadyGone, ""
+	}
+	return Gone, ""
 }
 
 // recheck is the check made through an open handle right before the

@@ -1,6 +1,7 @@
 package spawn
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -47,7 +48,11 @@ func Exec(cfg Config) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if !cfg.OutliveParent && ppid > 0 {
-		if err := armParentDeath(ppid, cfg.Signal); err != nil {
+		if err := armParentDeath(ppid, cfg.Signal); err == errParentGone {
+			// Deliver the signal as the kernel would have.
+			_ = unix.Kill(os.Getpid(), cfg.Signal)
+			return &StartError{Status: 128 + int(cfg.Signal), Err: fmt.Errorf("parent %d died before the command started", ppid)}
+		} else if err != nil {
 			return err
 		}
 	}
@@ -60,18 +65,18 @@ func Exec(cfg Config) error {
 	return &StartError{Status: status, Err: fmt.Errorf("exec %s: %w", path, err)}
 }
 
+// errParentGone says the parent died before its death signal was armed.
+var errParentGone = errors.New("parent died before it could be followed")
+
 // armParentDeath arms sig for when ppid dies, on the calling thread, then
-// checks that ppid did not die before it was armed.
+// checks that ppid did not die before it was armed: errParentGone.
 func armParentDeath(ppid int, sig syscall.Signal) error {
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(sig), 0, 0, 0); err != nil {
 		return &StartError{Status: 125, Err: fmt.Errorf("arm parent-death signal: %w", err)}
 	}
 	if os.Getppid() != ppid {
-		// The parent died before the signal was armed: deliver it as
-		// the kernel would have.
 		trace.Printf("parent %d died before the parent-death signal was armed", ppid)
-		_ = unix.Kill(os.Getpid(), sig)
-		return &StartError{Status: 128 + int(sig), Err: fmt.Errorf("parent %d died before the command started", ppid)}
+		return errParentGone
 	}
 	trace.Printf("following parent %d: %s when it dies", ppid, unix.SignalName(sig))
 	return nil

@@ -84,10 +84,13 @@ func Supervise(cfg Config) (int, error) {
 		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
 	if !cfg.OutliveParent {
-		if err := followParent(); err != nil {
-			// The caller died before tether was tied to it: start nothing.
+		if err := followParent(); err == errParentGone {
+			// The caller died before tether was tied to it: start
+			// nothing, and end as its death would have ended tether.
 			trace.Printf("not started: %v", err)
 			return 128 + int(syscall.SIGTERM), nil
+		} else if err != nil {
+			return 0, err
 		}
 	}
 	if err := r.watchdog(); err != nil {
@@ -276,7 +279,11 @@ func (r *run) reap() {
 		case pid == r.child:
 			r.status = syscall.WaitStatus(ws)
 			r.done = true
-			trace.Printf("command %d ended: exit status %d", pid, exitStatus(r.status))
+			if r.status.Signaled() {
+				trace.Printf("command %d killed by %s: exit status %d", pid, unix.SignalName(r.status.Signal()), exitStatus(r.status))
+			} else {
+				trace.Printf("command %d ended: exit status %d", pid, exitStatus(r.status))
+			}
 		case r.wd == nil || pid != r.wd.pid:
 			trace.Printf("reaped orphan %d", pid)
 		}

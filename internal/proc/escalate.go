@@ -63,8 +63,9 @@ type Escalation struct {
 	What string
 }
 
-// Run carries the escalation out. It reports whether the set ended, or
-// false when members were still alive KillWait after the SIGKILL.
+// Run carries the escalation out: each member gets Signal once and, past
+// Grace, SIGKILL once. It reports whether the set ended, or false when
+// members were still alive KillWait after the SIGKILL.
 func (e Escalation) Run() bool {
 	first := e.Signal
 	if first == 0 {
@@ -72,7 +73,7 @@ func (e Escalation) Run() bool {
 	}
 	killAt := time.Now().Add(e.Grace)
 	giveUp := killAt.Add(KillWait)
-	seen := map[Member]bool{}
+	seen, killed := map[Member]bool{}, map[Member]bool{}
 	var quietSince time.Time
 	for killing := false; ; {
 		live, unsettled := e.List()
@@ -100,7 +101,9 @@ func (e Escalation) Run() bool {
 				seen[m] = true
 				e.send(m, first)
 			}
-			if killing {
+			// KILL cannot be caught or ignored: once per member is enough.
+			if killing && !killed[m] {
+				killed[m] = true
 				e.send(m, syscall.SIGKILL)
 			}
 		}

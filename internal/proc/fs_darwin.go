@@ -49,7 +49,7 @@ func (fs FS) Process(pid int) (Process, error) {
 		PID:       pid,
 		PPID:      int(k.Eproc.Ppid),
 		PGID:      int(k.Eproc.Pgid),
-		UID:       int(k.Eproc.Ucred.Uid),
+		UID:       int(k.Eproc.Pcred.P_ruid), // the real uid, as on Linux
 		StartTime: uint64(tv.Sec)*1e6 + uint64(tv.Usec),
 		Zombie:    k.Proc.P_stat == sZomb,
 		Comm:      string(comm),
@@ -112,3 +112,12 @@ func (fs FS) StartedAt(start uint64) (time.Time, error) {
 // the environment in one read, and no equivalent of Linux's window, where
 // both read as empty, is known to tether.
 func (fs FS) Executing(pid int) bool { return false }
+
+// Status gives the fields of Status that macOS has, from Process.
+func (fs FS) Status(pid int) (Status, error) {
+	p, err := fs.Process(pid)
+	if err != nil {
+		return Status{}, err
+	}
+	return Status{TGID: pid, UID: p.UID}, nil
+}

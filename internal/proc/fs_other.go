@@ -36,3 +36,6 @@ func (fs FS) StartedAt(start uint64) (time.Time, error) { return time.Time{}, un
 
 // Executing is false: this platform has no reader.
 func (fs FS) Executing(pid int) bool { return false }
+
+// Status fails closed: this platform has no reader.
+func (fs FS) Status(pid int) (Status, error) { return Status{}, unsupported(pid) }

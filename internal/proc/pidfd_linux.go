@@ -76,16 +76,29 @@ func (h *Handle) Signal(sig syscall.Signal) error {
 	return nil
 }
 
-// Wait waits until the process exits or the deadline passes, and reports
-// whether it exited: a pidfd becomes readable when its process exits,
-// whether or not it is the caller's child.
-func (h *Handle) Wait(deadline time.Time) bool {
+// Exited waits until at least one of hs has exited or the deadline
+// passes, and reports which have exited. It waits on every handle from
+// the calling thread alone, so that ending a thousand processes needs no
+// more threads than ending one: under a per-user process limit, a thread
+// per wait is a crash.
+func Exited(hs []*Handle, deadline time.Time) []bool {
+	fds := make([]unix.PollFd, len(hs))
+	for i, h := range hs {
+		fds[i] = unix.PollFd{Fd: int32(h.fd), Events: unix.POLLIN}
+	}
+	done := make([]bool, len(hs))
+	if len(hs) == 0 {
+		return done
+	}
 	for {
 		ms := max(0, int(time.Until(deadline)/time.Millisecond))
-		n, err := unix.Poll([]unix.PollFd{{Fd: int32(h.fd), Events: unix.POLLIN}}, ms)
+		_, err := unix.Poll(fds, ms)
 		if err == unix.EINTR {
 			continue
 		}
-		return err == nil && n > 0
+		for i := range fds {
+			done[i] = err == nil && fds[i].Revents != 0
+		}
+		return done
 	}
 }

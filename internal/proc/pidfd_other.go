@@ -26,5 +26,5 @@ func (fs FS) Identity(pid int) uint64 { return 0 }
 // Signal fails: see Open.
 func (h *Handle) Signal(sig syscall.Signal) error { return unsupported(0) }
 
-// Wait reports nothing exited: see Open.
-func (h *Handle) Wait(deadline time.Time) bool { return false }
+// Exited reports nothing exited: see Open.
+func Exited(hs []*Handle, deadline time.Time) []bool { return make([]bool, len(hs)) }

@@ -55,13 +55,19 @@ func (h *Handle) Signal(sig syscall.Signal) error {
 	return nil
 }
 
-// Wait polls until the process exits or the deadline passes.
-func (h *Handle) Wait(deadline time.Time) bool {
-	for !h.gone() {
-		if !time.Now().Before(deadline) {
-			return false
+// Exited polls until at least one of hs has exited or the deadline
+// passes, and reports which have exited.
+func Exited(hs []*Handle, deadline time.Time) []bool {
+	done := make([]bool, len(hs))
+	for {
+		any := false
+		for i, h := range hs {
+			done[i] = h.gone()
+			any = any || done[i]
+		}
+		if any || len(hs) == 0 || !time.Now().Before(deadline) {
+			return done
 		}
 		time.Sleep(min(10*time.Millisecond, time.Until(deadline)))
 	}
-	return true
 }

@@ -119,16 +119,18 @@ func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
 			return
 		}
 		env, err := readInto(fs.Path(pid, "environ"), *buf)
+		if err == nil && len(env) == 0 {
+			if fs.Executing(pid) {
+				mu.Lock()
+				executing = append(executing, pid)
+				mu.Unlock()
+				return
+			}
+			// The execve may have finished between the two reads.
+			env, err = readInto(fs.Path(pid, "environ"), env)
+		}
 		*buf = env
-		switch {
-		case err != nil:
-			return
-		case len(env) == 0 && fs.Executing(pid):
-			mu.Lock()
-			executing = append(executing, pid)
-			mu.Unlock()
-			return
-		case !HasEntries(env, want):
+		if err != nil || !HasEntries(env, want) {
 			return
 		}
 		st, err := fs.Stat(pid)

@@ -20,34 +20,45 @@ func registered(t testing.TB, id string) bool {
 
 // Alive returns the live (non-zombie) processes that carry the test id,
 // and whether some process was caught in the middle of an execve and
-// could not be told apart yet: the same scan, with the same rule, as the
-// watchdog's, so that the leak check is no weaker than the code it checks.
+// could not be told apart yet: the scan of the watchdog, with its rule,
+// so that the leak check is no weaker than the code it checks.
 func Alive(id string) (pids []int, unsettled bool) {
-	ms, executing := proc.Host().Scan([]string{IDVar + "=" + id})
+	ms, unsettled := alive(id)
 	for _, m := range ms {
 		pids = append(pids, m.PID)
 	}
-	return pids, len(executing) > 0
+	return pids, unsettled
+}
+
+func alive(id string) ([]proc.Member, bool) {
+	ms, executing := proc.Host().Scan([]string{IDVar + "=" + id})
+	return ms, len(executing) > 0
 }
 
 // checkLeaks fails t when a process that carries its id is still alive a
 // few seconds after the test's own cleanups ran (helpers exit by
-// themselves once their pipe closes), and kills those processes: the test
-// started them.
+// themselves once their pipe closes), and then ends those processes,
+// which the test started, as the watchdog would: through a pidfd, after
+// a fresh look at each one's start time, until the scans come back empty.
 func checkLeaks(t testing.TB, id string) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		left, unsettled := Alive(id)
+		left, unsettled := alive(id)
 		if len(left) == 0 && !unsettled {
 			return
 		}
 		if time.Now().After(deadline) {
-			for _, pid := range left {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
 			if len(left) > 0 {
 				t.Errorf("leak: processes %v of test %s still alive 5s after it ended, want none; killed", left, t.Name())
 			}
+			proc.Escalation{
+				Signal: syscall.SIGKILL,
+				List:   func() ([]proc.Member, bool) { return alive(id) },
+				Send:   proc.Host().Signal,
+				Wait:   func(time.Time) { time.Sleep(10 * time.Millisecond) },
+				Quiet:  250 * time.Millisecond,
+				What:   "leak check of " + t.Name(),
+			}.Run()
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
