@@ -113,7 +113,7 @@ func formatReport(r probe.Report, color bool) string {
 		attrs = append(attrs, "run_id="+r.RunID)
 	}
 	if s := r.Supervisor; s != nil {
-		attrs = append(attrs, fmt.Sprintf("supervisor=%d (%s)", s.PID, s.State))
+		attrs = append(attrs, "supervisor="+supervisorText(s))
 	}
 	if r.Verdict != probe.Gone && r.PPID > 0 {
 		attrs = append(attrs, "ppid="+strconv.Itoa(r.PPID))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -81,4 +82,17 @@ func joinInts(ns []int) string {
 		parts[i] = strconv.Itoa(n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// supervisorText is the supervisor as this /proc numbers it, with its
+// state: "4200 (alive)"; from another PID namespace, with the PID it has
+// there: "29643 (alive; PID 1 in pid:[4026532178])".
+func supervisorText(s *probe.SupervisorReport) string {
+	switch {
+	case s.HostPID != 0:
+		return fmt.Sprintf("%d (%s; PID %d in pid:[%d])", s.HostPID, s.State, s.PID, s.Namespace)
+	case s.Namespace != 0:
+		return fmt.Sprintf("%d in pid:[%d] (%s)", s.PID, s.Namespace, s.State)
+	}
+	return fmt.Sprintf("%d (%s)", s.PID, s.State)
 }

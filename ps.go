@@ -68,7 +68,7 @@ func writePS(w io.Writer, entries []psEntry) error {
 	for _, e := range entries {
 		sup := "-"
 		if s := e.Supervisor; s != nil {
-			sup = strconv.Itoa(s.PID) + " (" + string(s.State) + ")"
+			sup = supervisorText(s)
 		}
 		ports := "-"
 		if len(e.Ports) > 0 {

@@ -31,7 +31,13 @@ type running struct {
 // by line. It is killed (the test started it) and reaped when the test ends.
 func startTether(t *testing.T, env []string, args ...string) *running {
 	t.Helper()
-	cmd := exec.Command(tetherBin, args...)
+	return startProgram(t, tetherBin, env, args...)
+}
+
+// startProgram is startTether for another program (unshare, a shell).
+func startProgram(t *testing.T, path string, env []string, args ...string) *running {
+	t.Helper()
+	cmd := exec.Command(path, args...)
 	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), env...)
 	pr, pw, err := os.Pipe()
 	if err != nil {

@@ -3,6 +3,8 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
@@ -160,8 +162,15 @@ func strandedness(r *Report, env []string, p proc.Process) (Verdict, string) {
 	v, ok := lookup(env, SupervisorVar)
 	if ok {
 		if s, err := parseSupervisor(v); err == nil {
-			state := supervisorState(s)
-			r.Supervisor = &SupervisorReport{PID: s.PID, StartTime: s.StartTime, State: state}
+			sr := &SupervisorReport{PID: s.PID, StartTime: s.StartTime}
+			r.Supervisor = sr
+			host, why := locateSupervisor(r.PID, env, s, sr)
+			if why != "" {
+				sr.State = SupervisorUnknown
+				return Unverifiable, why
+			}
+			state := supervisorState(host, s.StartTime)
+			sr.State = state
 			switch state {
 			case SupervisorAlive:
 				return Supervised, ""
@@ -184,8 +193,13 @@ func strandedness(r *Report, env []string, p proc.Process) (Verdict, string) {
 	return Supervised, fmt.Sprintf("%s; parent %d is alive", prefix, p.PPID)
 }
 
-func supervisorState(s Supervisor) SupervisorState {
-	sp, err := proc.Host().Process(s.PID)
+// supervisorState says what became of the supervisor, found at PID pid
+// of this /proc (0: not found at all).
+func supervisorState(pid int, start uint64) SupervisorState {
+	if pid == 0 {
+		return SupervisorGone
+	}
+	sp, err := proc.Host().Process(pid)
 	var te *proc.ThreadError
 	switch {
 	case errors.Is(err, proc.ErrGone):
@@ -194,12 +208,57 @@ func supervisorState(s Supervisor) SupervisorState {
 		return SupervisorReused
 	case err != nil:
 		return SupervisorUnknown
-	case sp.StartTime != s.StartTime:
+	case sp.StartTime != start:
 		return SupervisorReused
 	case sp.Zombie:
 		return SupervisorZombie
 	}
 	return SupervisorAlive
+}
+
+// tableNamespace is the PID namespace of this process's /proc, which
+// does not change while it runs.
+var tableNamespace = sync.OnceValues(proc.Host().TableNamespace)
+
+// locateSupervisor finds the supervisor's PID as this /proc numbers it.
+// TETHER_SUPERVISOR holds the PID the supervisor has in its own PID
+// namespace (PIDNamespaceVar, or else the tethered process's own); from
+// another namespace, that PID names some other process here, so it is
+// mapped through the NSpid lines of the namespace's processes. Where it
+// cannot be mapped, why says so and the verdict is unverifiable, never
+// stranded.
+func locateSupervisor(pid int, env []string, s Supervisor, sr *SupervisorReport) (host int, why string) {
+	fs := proc.Host()
+	var ns uint64
+	var err error
+	if v, ok := lookup(env, PIDNamespaceVar); ok {
+		if ns, err = strconv.ParseUint(v, 10, 64); err != nil || ns == 0 {
+			return 0, fmt.Sprintf("unusable %s=%q: the namespace of supervisor %d is unknown", PIDNamespaceVar, v, s.PID)
+		}
+	} else if ns, err = fs.PIDNamespace(pid); err != nil && !errors.Is(err, proc.ErrNoNamespaces) {
+		return 0, fmt.Sprintf("the PID namespace of %d cannot be read: %v", pid, err)
+	}
+	table, terr := tableNamespace()
+	switch {
+	case errors.Is(err, proc.ErrNoNamespaces) || errors.Is(terr, proc.ErrNoNamespaces):
+		return s.PID, "" // one namespace for all
+	case terr != nil:
+		return 0, fmt.Sprintf("cannot tell which PID namespace this /proc shows, to find supervisor %d: %v", s.PID, terr)
+	case ns == table:
+		return s.PID, ""
+	}
+	sr.Namespace = ns
+	host, visible, complete := fs.FindInNamespace(ns, s.PID, s.StartTime, pid)
+	switch {
+	case host != 0:
+		sr.HostPID = host
+		return host, ""
+	case !visible:
+		return 0, fmt.Sprintf("supervisor %d is in PID namespace pid:[%d], which this /proc cannot see", s.PID, ns)
+	case !complete:
+		return 0, fmt.Sprintf("supervisor %d of PID namespace pid:[%d] cannot be resolved: the namespaces of some processes cannot be read", s.PID, ns)
+	}
+	return 0, ""
 }
 
 func failed(r Report, err error) Report {

@@ -3,6 +3,8 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -18,6 +20,11 @@ const (
 	SupervisorVar = "TETHER_SUPERVISOR"
 	// RunIDVar holds the 32-hex-digit id of the run; see [NewRunID].
 	RunIDVar = "TETHER_RUN_ID"
+	// PIDNamespaceVar holds the inode number of the PID namespace in
+	// which the PID of SupervisorVar is to be read (as in
+	// /proc/PID/ns/pid, "pid:[N]"). It is optional: without it the
+	// supervisor's PID is read in the tethered process's own namespace.
+	PIDNamespaceVar = "TETHER_PIDNS"
 )
 
 // markerValue is the only value of the marker variable that counts.
@@ -80,28 +87,35 @@ type Stamp struct {
 	Name       string     // see [ValidateName]
 	Supervisor Supervisor // the process whose death strands the child
 	RunID      string     // see [NewRunID]
+	// PIDNamespace is the supervisor's PID namespace; 0 leaves
+	// PIDNamespaceVar out.
+	PIDNamespace uint64
 }
 
 // Environ returns env with the stamp applied: earlier entries of the
-// stamp's four variables are dropped (a nested run re-stamps its child)
-// and the new ones appended. env itself is not modified.
+// stamp's variables are dropped (a nested run re-stamps its child) and the
+// new ones appended. env itself is not modified.
 func (m Markers) Environ(env []string, s Stamp) []string {
 	m = m.orDefault()
-	keys := [...]string{m.MarkerVar, m.NameVar, SupervisorVar, RunIDVar}
+	keys := [...]string{m.MarkerVar, m.NameVar, SupervisorVar, RunIDVar, PIDNamespaceVar}
 	out := make([]string, 0, len(env)+len(keys))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == keys[0] || k == keys[1] || k == keys[2] || k == keys[3] {
+		if slices.Contains(keys[:], k) {
 			continue
 		}
 		out = append(out, kv)
 	}
-	return append(out,
+	out = append(out,
 		m.MarkerVar+"="+markerValue,
 		m.NameVar+"="+s.Name,
 		SupervisorVar+"="+s.Supervisor.String(),
 		RunIDVar+"="+s.RunID,
 	)
+	if s.PIDNamespace != 0 {
+		out = append(out, PIDNamespaceVar+"="+strconv.FormatUint(s.PIDNamespace, 10))
+	}
+	return out
 }
 
 // Entries are the whole entries an environment must hold to be tethered

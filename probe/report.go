@@ -34,4 +34,9 @@ type SupervisorReport struct {
 	PID       int             `json:"pid"`
 	StartTime uint64          `json:"start_time"`
 	State     SupervisorState `json:"state"` // only Alive and Unknown keep a process supervised
+	// Namespace is the PID namespace PID is read in, when it is not the
+	// reader's, and HostPID the supervisor's PID as the reader sees it,
+	// when it was found there.
+	Namespace uint64 `json:"pid_namespace,omitempty"`
+	HostPID   int    `json:"host_pid,omitempty"`
 }

@@ -87,7 +87,9 @@ func (f Filter) selects(p Process) (bool, string) {
 }
 
 func supervisorNote(p Process) string {
-	if s := p.Supervisor; s != nil {
+	if s := p.Supervisor; s != nil && s.HostPID != 0 {
+		return fmt.Sprintf(" by %d (%s)", s.HostPID, s.State)
+	} else if s != nil {
 		return fmt.Sprintf(" by %d (%s)", s.PID, s.State)
 	}
 	return fmt.Sprintf(" (parent %d)", p.PPID)

@@ -79,13 +79,15 @@ func TestParseStatus(t *testing.T) {
 		file string
 		want proc.Status
 	}{
-		{"sleep.status", proc.Status{TGID: 5971, UID: 0}},
-		{"thread.status", proc.Status{TGID: 6008, UID: 0}},
-		{"zombie.status", proc.Status{TGID: 6049, UID: 0}},
+		{"sleep.status", proc.Status{TGID: 5971, UID: 0, NSpid: []int{5971}}},
+		{"thread.status", proc.Status{TGID: 6008, UID: 0, NSpid: []int{6050}}},
+		{"zombie.status", proc.Status{TGID: 6049, UID: 0, NSpid: []int{6049}}},
+		// PID 1 of a PID namespace nested in the table's.
+		{"nested.status", proc.Status{TGID: 21304, UID: 0, NSpid: []int{21304, 1}}},
 	}
 	for _, tt := range tests {
 		got, err := proc.ParseStatus(fixture(t, "proc", "status", tt.file))
-		if err != nil || got != tt.want {
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("ParseStatus(%s) = %+v, %v; want %+v", tt.file, got, err, tt.want)
 		}
 	}

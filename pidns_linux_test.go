@@ -1,0 +1,144 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
+)
+
+// needUnshare skips a test that needs new PID namespaces.
+func needUnshare(t *testing.T) string {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("needs root for a new PID namespace")
+	}
+	path, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare(1)")
+	}
+	return path
+}
+
+// hostPIDOf finds, as this /proc numbers it, the live process of this
+// test stamped with name that runs deepest in nested PID namespaces (the
+// helper, not an unshare that started it).
+func hostPIDOf(t *testing.T, name string) int {
+	t.Helper()
+	var pid int
+	proctest.Eventually(t, "the process named "+name, func() bool {
+		ms, _ := proc.Host().Scan(append(proctest.Env(t), "TETHER_NAME="+name))
+		depth := 0
+		for _, m := range ms {
+			st, err := proc.Host().Status(m.PID)
+			if err == nil && len(st.NSpid) > depth {
+				pid, depth = m.PID, len(st.NSpid)
+			}
+		}
+		return pid != 0
+	})
+	return pid
+}
+
+// A tether that is the init of a PID namespace stamps its command with
+// TETHER_SUPERVISOR=1:START; seen from the host, PID 1 is another process.
+// The supervisor is found through the namespace's NSpid lines: the command
+// is supervised, and no reclaim from the host signals it.
+func TestPIDNamespaceSupervisedFromHost(t *testing.T) {
+	unshare := needUnshare(t)
+	name := "nsin-" + probe.NewRunID()[:8]
+	ns := startProgram(t, unshare, helperEnv("self", "PROCTEST_STAY=1"),
+		"--pid", "--fork", "--kill-child", "--mount-proc", tetherBin, "run", "--name", name, "--", os.Args[0])
+	inside := readSelf(t, ns.line(t))
+	pid := hostPIDOf(t, name)
+	if inside.Env[probe.PIDNamespaceVar] == "" || !strings.HasPrefix(inside.Env[probe.SupervisorVar], "1:") {
+		t.Fatalf("stamp inside the namespace %v; want TETHER_SUPERVISOR=1:START and TETHER_PIDNS", inside.Env)
+	}
+	rep, code := checkJSON(t, nil, strconv.Itoa(pid))
+	if code != 0 || rep.Verdict != probe.Supervised || rep.Supervisor == nil || rep.Supervisor.HostPID == 0 || rep.Supervisor.State != probe.SupervisorAlive {
+		t.Errorf("check %d from the host: exit %d %+v %+v; want supervised by the namespace's PID 1, found on the host", pid, code, rep, rep.Supervisor)
+	}
+	for _, args := range [][]string{{"reclaim", "--name", name}, {"reclaim", "--any-user", "--name", name}} {
+		if r := tether(t, nil, args...); r.code != 0 || strings.Contains(r.stdout, "gone") {
+			t.Errorf("%v: exit %d, %q; want exit 0 and nothing signalled", args, r.code, r.stdout)
+		}
+	}
+	if r := tether(t, nil, "ps", "--name", name); !strings.Contains(r.stdout, "supervised") {
+		t.Errorf("ps --name %s: %q; want it listed as supervised", name, r.stdout)
+	}
+	if deadOrZombie(pid) {
+		t.Fatalf("the namespace's command %d was signalled", pid)
+	}
+}
+
+// The other way round: a command stamped on the host runs inside a new PID
+// namespace, and is checked from there. Its supervisor's namespace cannot
+// be seen from inside: unverifiable, never stranded.
+func TestPIDNamespaceHostStampSeenFromInside(t *testing.T) {
+	unshare := needUnshare(t)
+	nsenter, err := exec.LookPath("nsenter")
+	if err != nil {
+		t.Skip("no nsenter(1)")
+	}
+	name := "nsout-" + probe.NewRunID()[:8]
+	run := startTether(t, helperEnv("self", "PROCTEST_STAY=1"),
+		"run", "--name", name, "--", unshare, "--pid", "--fork", "--kill-child", "--mount-proc", os.Args[0])
+	inside := readSelf(t, run.line(t))
+	pid := hostPIDOf(t, name)
+	if rep, c := checkJSON(t, nil, strconv.Itoa(pid)); c != 0 || rep.Verdict != probe.Supervised {
+		t.Errorf("check %d from the host: exit %d %+v; want supervised", pid, c, rep)
+	}
+	r := tetherCmd(t, exec.Command(nsenter, "--target", strconv.Itoa(pid), "--pid", "--mount", tetherBin, "check", strconv.Itoa(inside.PID)), nil)
+	if r.code != 4 || !strings.Contains(r.stdout, "cannot see") {
+		t.Errorf("check %d from inside its namespace: exit %d, %q; want 4, unverifiable: its supervisor's namespace cannot be seen", inside.PID, r.code, r.stdout)
+	}
+	r = tetherCmd(t, exec.Command(nsenter, "--target", strconv.Itoa(pid), "--pid", "--mount", tetherBin, "reclaim", "--all", "--any-user"), nil)
+	if r.code != 0 || deadOrZombie(pid) {
+		t.Errorf("reclaim --all from inside: exit %d, %q; want exit 0 and the command alive", r.code, r.stdout)
+	}
+}
+
+// A command inside a namespace whose supervisor is gone while the
+// namespace lives on is stranded, and reclaimable from the host.
+func TestPIDNamespaceStrandedReclaimedFromHost(t *testing.T) {
+	unshare := needUnshare(t)
+	name := "nsgone-" + probe.NewRunID()[:8]
+	// In the namespace: its init (sleep) outlives a shell that starts
+	// tether run --exec, whose supervisor is that shell, and then exits
+	// when the test closes its standard input.
+	script := `sh -c '"$1" run --exec --outlive-parent --name "$2" -- "$3" </dev/null & read -r _' sh "$@"; exec sleep 300`
+	stdin, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cmd := exec.Command(unshare, "--pid", "--fork", "--kill-child", "--mount-proc", "/bin/sh", "-c", script, "sh", tetherBin, name, os.Args[0])
+	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), helperEnv("self", "PROCTEST_STAY=1")...)
+	cmd.Stdin = stdin
+	out, pw := pipe(t)
+	cmd.Stdout, cmd.Stderr = pw, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	stdin.Close()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	readSelf(t, proctest.ReadLine(t, out))
+	pid := hostPIDOf(t, name)
+	w.Close() // the supervising shell exits
+	proctest.Eventually(t, "the command stranded", func() bool {
+		rep, _ := checkJSON(t, nil, strconv.Itoa(pid))
+		return rep.Verdict == probe.Stranded
+	})
+	if r := tether(t, nil, "reclaim", "--name", name); r.code != 0 || !strings.Contains(r.stdout, "gone") {
+		t.Errorf("reclaim --name %s from the host: exit %d, %q; want the stranded command gone", name, r.code, r.stdout)
+	}
+	proctest.Eventually(t, "the reclaimed command dead", func() bool { return deadOrZombie(pid) })
+}
