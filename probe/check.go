@@ -149,6 +149,10 @@ func checkOnce(pid int, opts Query) (r Report, o outcome) {
 	r.RunID, _ = lookup(env, RunIDVar)
 	if !m.Match(env, opts.Name) {
 		r.Verdict, r.Reason = Foreign, m.mismatch(env, opts.Name)
+		if !hasEntry(env, m.Entries("")[0]) && proc.Overwritten(env, r.Command) {
+			// The markers may have been there: what is left cannot say.
+			r.Verdict, r.Reason = Unverifiable, "environment overwritten (the process renamed itself)"
+		}
 		return r, settled
 	}
 	r.Verdict, r.Reason = strandedness(&r, env, p)

@@ -358,3 +358,48 @@ func TestExecutingOnlyMidExec(t *testing.T) {
 	r := check(t, bare.Process.Pid, probe.Query{})
 	wantVerdict(t, r, probe.Foreign)
 }
+
+// A process that wrote its title over its environment area (setproctitle,
+// Perl's $0) cannot be told apart any more: unverifiable, with the
+// reason, never foreign.
+func TestCheckRenamedIsUnverifiable(t *testing.T) {
+	stamp := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: self(t), RunID: probe.NewRunID()})
+	out, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	p := proctest.Start(t, proctest.Retitle, proctest.Spec{Env: append(stamp, "PROCTEST_TITLE=web: worker [busy]"), Stdout: w})
+	w.Close()
+	if line := proctest.ReadLine(t, out); line != strconv.Itoa(p.PID()) {
+		t.Fatalf("retitle helper said %q, want its PID %d", line, p.PID())
+	}
+	pids := map[string]int{"setproctitle": p.PID()}
+	if perl, err := exec.LookPath("perl"); err == nil {
+		cmd := exec.Command(perl, "-e", `$0 = "srv"; $| = 1; print "$$\n"; <STDIN>`)
+		cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), stamp...)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, pw, _ := os.Pipe()
+		cmd.Stdout = pw
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pw.Close()
+		defer func() { stdin.Close(); _ = cmd.Wait(); pr.Close() }()
+		if line := proctest.ReadLine(t, pr); line != strconv.Itoa(cmd.Process.Pid) {
+			t.Fatalf("perl said %q, want its PID %d", line, cmd.Process.Pid)
+		}
+		pids["perl $0"] = cmd.Process.Pid
+	} else {
+		t.Log("no perl: only the setproctitle-like helper is checked")
+	}
+	for what, pid := range pids {
+		r := check(t, pid, probe.Query{})
+		if r.Verdict != probe.Unverifiable || !strings.Contains(r.Reason, "renamed itself") {
+			t.Errorf("%s: %s (%s); want unverifiable: environment overwritten (the process renamed itself)", what, r.Verdict, r.Reason)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package proc
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
 
 // ParseEnviron splits the contents of /proc/PID/environ into its
 // NUL-terminated entries. An unterminated last entry is dropped: it may be
@@ -62,4 +66,31 @@ func HasEntries(blob []byte, entries [][]byte) bool {
 		}
 	}
 	return true
+}
+
+// Overwritten reports whether an environment read back no longer reads
+// as the process's environment: programs that set their title (Perl and
+// Ruby $0, setproctitle, PostgreSQL, nginx) write it over the memory that
+// /proc/PID/environ shows, which then starts with something that is not a
+// KEY=VALUE entry (blanks, NULs, the title) or repeats the command line.
+// An execve lays the environment out with a KEY=VALUE entry first unless
+// its caller passed something odd; such a process is unverifiable too,
+// which costs nothing: it is never taken for tethered.
+func Overwritten(env, cmdline []string) bool {
+	if len(env) == 0 {
+		return false
+	}
+	if slices.Equal(env, cmdline) {
+		return true
+	}
+	key, _, ok := strings.Cut(env[0], "=")
+	if !ok || key == "" {
+		return true
+	}
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c <= ' ' || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }

@@ -254,3 +254,25 @@ func FuzzMatchEnviron(f *testing.F) {
 		}
 	})
 }
+
+func TestOverwritten(t *testing.T) {
+	tests := []struct {
+		file string
+		want bool
+	}{
+		{"perl-title.environ", true},   // Perl's $0: blanks, then a NUL
+		{"setproctitle.environ", true}, // the title, then NULs
+		{"tethered.environ", false},
+		{"holes.environ", false}, // odd entries after a KEY=VALUE first one
+		{"empty.environ", false}, // env -i
+	}
+	for _, tt := range tests {
+		env := proc.ParseEnviron(fixture(t, "proc", "environ", tt.file))
+		if got := proc.Overwritten(env, nil); got != tt.want {
+			t.Errorf("Overwritten(%s = %q) = %v, want %v", tt.file, env, got, tt.want)
+		}
+	}
+	if cmd := []string{"nginx: worker process"}; !proc.Overwritten(cmd, cmd) {
+		t.Error("an environment that reads as the command line: not overwritten, want overwritten")
+	}
+}

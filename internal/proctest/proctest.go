@@ -41,6 +41,10 @@ const (
 	// prints the grandchild's PID and exits, so that the grandchild is
 	// reparented.
 	Orphan = "orphan"
+	// Retitle writes the title in PROCTEST_TITLE over its whole argument
+	// and environment area, as setproctitle does, prints its PID, then
+	// acts as Wait: its environment no longer reads back.
+	Retitle = "retitle"
 )
 
 // Run runs the tests and then fails the run if a goroutine was left
@@ -73,6 +77,15 @@ func Helper(extra map[string]func()) {
 	case Exit:
 		code, _ := strconv.Atoi(os.Getenv("PROCTEST_STATUS"))
 		os.Exit(code)
+	case Retitle:
+		if err := retitle(os.Getenv("PROCTEST_TITLE")); err != nil {
+			fmt.Fprintln(os.Stderr, "retitle:", err)
+			os.Exit(2)
+		}
+		// The environment is gone now, and with it every lookup.
+		fmt.Println(os.Getpid())
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
 	case Orphan:
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), ModeVar+"="+Wait)
