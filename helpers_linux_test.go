@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -105,6 +106,44 @@ var helperModes = map[string]func(){
 		if os.Getenv("PROCTEST_STAY") != "" {
 			forever()
 		}
+	},
+	// renamers starts three descendants that no environment scan can
+	// find, each in a session of its own: one that wrote its title over
+	// its environment (setproctitle), one started with an empty
+	// environment, and, where there is perl, one renamed with $0. It
+	// prints their PIDs on one line, then exits with PROCTEST_STATUS or,
+	// with PROCTEST_STAY set, stays.
+	"renamers": func() {
+		var cmds []*exec.Cmd
+		retitled := exec.Command(os.Args[0])
+		retitled.Env = append(os.Environ(), proctest.ModeVar+"="+proctest.Retitle, "PROCTEST_STAY=1", "PROCTEST_TITLE=srv: worker")
+		cleared := exec.Command("/bin/sh", "-c", "echo $$; exec sleep 120")
+		cleared.Env = []string{}
+		cmds = append(cmds, retitled, cleared)
+		if perl, err := exec.LookPath("perl"); err == nil {
+			cmds = append(cmds, exec.Command(perl, "-e", `$0 = "srv"; $| = 1; print "$$\n"; sleep 120`))
+		}
+		var pids []string
+		for _, cmd := range cmds {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			if err := cmd.Start(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			line, _ := bufio.NewReader(out).ReadString('\n')
+			pids = append(pids, strings.TrimSpace(line))
+		}
+		fmt.Println(strings.Join(pids, " "))
+		if os.Getenv("PROCTEST_STAY") != "" {
+			forever()
+		}
+		code, _ := strconv.Atoi(os.Getenv("PROCTEST_STATUS"))
+		os.Exit(code)
 	},
 	// orphans makes 20 orphans that exit at once, then waits: tether,
 	// as subreaper, must reap them all.

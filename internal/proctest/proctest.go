@@ -43,7 +43,8 @@ const (
 	Orphan = "orphan"
 	// Retitle writes the title in PROCTEST_TITLE over its whole argument
 	// and environment area, as setproctitle does, prints its PID, then
-	// acts as Wait: its environment no longer reads back.
+	// acts as Wait (with PROCTEST_STAY set, blocks until killed): its
+	// environment no longer reads back.
 	Retitle = "retitle"
 )
 
@@ -78,12 +79,18 @@ func Helper(extra map[string]func()) {
 		code, _ := strconv.Atoi(os.Getenv("PROCTEST_STATUS"))
 		os.Exit(code)
 	case Retitle:
+		stay := os.Getenv("PROCTEST_STAY") != ""
 		if err := retitle(os.Getenv("PROCTEST_TITLE")); err != nil {
 			fmt.Fprintln(os.Stderr, "retitle:", err)
 			os.Exit(2)
 		}
 		// The environment is gone now, and with it every lookup.
 		fmt.Println(os.Getpid())
+		if stay {
+			for {
+				time.Sleep(time.Hour)
+			}
+		}
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	case Orphan:

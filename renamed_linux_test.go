@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/proctest"
+)
+
+// members names the processes whose PIDs a helper printed, with their
+// start times, and ends, at cleanup, those still alive: no leak check
+// can find them by their environment.
+func members(t *testing.T, line string) []proc.Member {
+	t.Helper()
+	var ms []proc.Member
+	for _, pid := range pidsOf(line) {
+		st, err := proc.Host().Stat(pid)
+		if err != nil {
+			t.Fatalf("descendant %d: %v; want it running", pid, err)
+		}
+		ms = append(ms, proc.Member{PID: pid, StartTime: st.StartTime})
+	}
+	if len(ms) < 2 {
+		t.Fatalf("helper printed %q, want at least two PIDs", line)
+	}
+	t.Cleanup(func() {
+		for _, m := range ms {
+			_ = proc.Host().Signal(m, syscall.SIGKILL)
+		}
+	})
+	return ms
+}
+
+func wantEnded(t *testing.T, ms []proc.Member, when string) {
+	t.Helper()
+	for _, m := range ms {
+		proctest.Eventually(t, when+": descendant "+itoa(m.PID)+" ended", func() bool {
+			st, err := proc.Host().Stat(m.PID)
+			return err != nil || st.StartTime != m.StartTime || st.Zombie()
+		})
+	}
+}
+
+// While tether lives, its cleanup does not depend on the environment: a
+// renamed or env-cleared descendant in a session of its own is ended when
+// the command exits, and when tether gets TERM.
+func TestRunEndsRenamedDescendants(t *testing.T) {
+	t.Run("command exits", func(t *testing.T) {
+		r := startTether(t, helperEnv("renamers", "PROCTEST_STATUS=7"), "run", "--grace", "1s", "--", os.Args[0])
+		ms := members(t, r.line(t))
+		if code := r.wait(t); code != 7 {
+			t.Errorf("exit %d, want 7 (stderr %q)", code, r.errOut.String())
+		}
+		wantEnded(t, ms, "after the command exited")
+	})
+	t.Run("TERM", func(t *testing.T) {
+		r := startTether(t, helperEnv("renamers", "PROCTEST_STAY=1"), "run", "--grace", "1s", "--", os.Args[0])
+		ms := members(t, r.line(t))
+		if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if code := r.wait(t); code != 143 {
+			t.Errorf("exit %d, want 143 (stderr %q)", code, r.errOut.String())
+		}
+		wantEnded(t, ms, "after tether got TERM")
+	})
+}
+func itoa(n int) string { return strconv.Itoa(n) }
