@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -69,3 +70,33 @@ func TestRunEndsRenamedDescendants(t *testing.T) {
 	})
 }
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// When tether itself is killed with SIGKILL, its watchdog ends the
+// descendants that no environment scan can find from the list of the
+// tree the supervisor keeps for it, once they are on that list.
+func TestRunSIGKILLEndsRenamedDescendants(t *testing.T) {
+	r := startTether(t, helperEnv("renamers", "PROCTEST_STAY=1"), "run", "--grace", "1s", "--", os.Args[0])
+	ms := members(t, r.line(t))
+	tpid := r.cmd.Process.Pid
+	var list string
+	proctest.Eventually(t, "the renamed descendants on the watchdog's list", func() bool {
+		for _, c := range proc.Host().Children(tpid) {
+			args, _ := proc.Host().Cmdline(c)
+			if len(args) > 0 && args[0] == "tether-watchdog" {
+				data, _ := os.ReadFile("/proc/" + itoa(c) + "/fd/5")
+				list = string(data)
+			}
+		}
+		for _, m := range ms {
+			if !strings.Contains(list, itoa(m.PID)+" ") {
+				return false
+			}
+		}
+		return true
+	})
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	wantEnded(t, ms, "after tether was killed with SIGKILL")
+}

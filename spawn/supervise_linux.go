@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -218,7 +219,24 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 	}
 	r.child = pid
 	trace.Printf("started %s as %d in its own group (run %s, name %s)", path, pid, r.cfg.RunID, r.cfg.Name)
+	if r.wd != nil {
+		r.wd.tell("g " + strconv.Itoa(pid))
+		r.record()
+	}
 	return nil
+}
+
+// recordEvery is how often the supervisor writes its tree down for the
+// watchdog: a descendant that renamed itself or cleared its environment
+// and is younger than this when tether is killed with SIGKILL may be
+// missed, unless its parent is still in the tree then.
+const recordEvery = 250 * time.Millisecond
+
+// record writes the tree down for the watchdog.
+func (r *run) record() {
+	if r.wd != nil {
+		r.wd.record(r.tree())
+	}
 }
 
 // loop waits for the command to exit, forwarding signals and reaping
@@ -226,8 +244,9 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 func (r *run) loop() int {
 	var kill <-chan time.Time
 	// A SIGCHLD can coalesce with another; the tick makes sure nothing
-	// waits on it forever.
-	tick := time.NewTicker(time.Second)
+	// waits on it forever, and keeps the watchdog's list of the tree
+	// current.
+	tick := time.NewTicker(recordEvery)
 	defer tick.Stop()
 	for r.reap(); !r.done; r.reap() {
 		select {
@@ -245,6 +264,7 @@ func (r *run) loop() int {
 				_ = proc.Host().Signal(m, syscall.SIGKILL)
 			}
 		case <-tick.C:
+			r.record()
 		}
 	}
 	r.cleanup()
@@ -279,6 +299,10 @@ func (r *run) reap() {
 		case pid == r.child:
 			r.status = syscall.WaitStatus(ws)
 			r.done = true
+			if r.wd != nil {
+				// Its group id may be recycled from now on.
+				r.wd.tell("g-")
+			}
 			if r.status.Signaled() {
 				trace.Printf("command %d killed by %s: exit status %d", pid, unix.SignalName(r.status.Signal()), exitStatus(r.status))
 			} else {

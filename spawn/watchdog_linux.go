@@ -1,6 +1,8 @@
 package spawn
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -23,17 +25,32 @@ const watchdogDone = 'd'
 type watchdog struct {
 	pid int
 	w   *os.File
+	// members holds the last list of the tree the supervisor wrote for
+	// the watchdog: "PID START" lines.
+	members *os.File
+	last    []byte
 }
 
 // watchScript is the watchdog while the supervisor lives: a shell, a
 // fraction of a Go program's start-up time and memory, blocked on the pipe
-// (fd 3). Only if the supervisor dies without saying it is done does the
-// program itself (fd 4, opened before the supervisor could die) take over
-// and end the run. Signals aimed at tether's terminal or group are ignored,
-// and stay ignored across the exec.
+// (fd 3). The supervisor writes "g PGID" there once the command runs, "g-"
+// once it is reaped, and "d" when it is done. Only if the supervisor dies
+// without saying it is done does the shell act: it sends TERM to the
+// command's group with its built-in kill, which needs no new process (a
+// machine out of processes is one way a supervisor dies), then hands over
+// to the program itself (fd 4, opened before the supervisor could die),
+// which ends the run. Signals aimed at tether's terminal or group are
+// ignored, and stay ignored across the exec.
 const watchScript = `trap '' HUP INT QUIT TERM PIPE
-read -r word <&3
-[ "$word" = d ] && exit 0
+g=
+while read -r word <&3; do
+	case $word in
+	d) exit 0 ;;
+	g-) g= ;;
+	g\ *) g=${word#g } ;;
+	esac
+done
+[ -n "$g" ] && kill -TERM -"$g" 2>/dev/null
 exec /proc/self/fd/4 ` + WatchdogArg + ` "$@"`
 
 // watchdogSpec is what a watchdog is started with.
@@ -66,6 +83,12 @@ func startWatchdog(s watchdogSpec) (*watchdog, error) {
 		return nil, fmt.Errorf("watchdog pipe: %w", err)
 	}
 	defer r.Close()
+	mfd, err := unix.MemfdCreate("tether-members", unix.MFD_CLOEXEC)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("watchdog member list: %w", err)
+	}
+	members := os.NewFile(uintptr(mfd), "tether-members")
 	args := []string{s.runID, strconv.FormatInt(int64(s.grace), 10)}
 	path, argv := s.path, append([]string{s.path, WatchdogArg}, args...)
 	if _, err := os.Stat(s.shell); s.shell != "" && err == nil {
@@ -82,16 +105,43 @@ func startWatchdog(s watchdogSpec) (*watchdog, error) {
 	// bookkeeping (and a probe fork on first use) to the start-up.
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   env,
-		Files: []uintptr{null.Fd(), null.Fd(), stderr, r.Fd(), exe.Fd()},
+		Files: []uintptr{null.Fd(), null.Fd(), stderr, r.Fd(), exe.Fd(), members.Fd()},
 		// Its own session: no terminal signal or group kill aimed at
 		// tether's group reaches it.
 		Sys: &syscall.SysProcAttr{Setsid: true},
 	})
 	if err != nil {
 		w.Close()
+		members.Close()
 		return nil, fmt.Errorf("start watchdog %s: %w", path, err)
 	}
-	return &watchdog{pid: pid, w: w}, nil
+	return &watchdog{pid: pid, w: w, members: members}, nil
+}
+
+// tell writes one line to the watchdog's pipe.
+func (wd *watchdog) tell(line string) {
+	_, _ = wd.w.Write([]byte(line + "\n"))
+}
+
+// record writes the tree as it is now for the watchdog, which reads it
+// only if the supervisor dies: the members that no environment scan can
+// find (renamed, env-cleared) are ended from it, with their subtrees.
+// A SIGKILL between the two calls leaves a longer, older list, whose
+// stale lines fail their start-time check.
+func (wd *watchdog) record(ms []proc.Member) {
+	var b []byte
+	for _, m := range ms {
+		b = strconv.AppendInt(b, int64(m.PID), 10)
+		b = append(b, ' ')
+		b = strconv.AppendUint(b, m.StartTime, 10)
+		b = append(b, '\n')
+	}
+	if bytes.Equal(b, wd.last) {
+		return
+	}
+	wd.last = b
+	_, _ = wd.members.WriteAt(b, 0)
+	_ = wd.members.Truncate(int64(len(b)))
 }
 
 // stop ends the watchdog once the supervisor's own cleanup is done. The
@@ -100,8 +150,9 @@ func startWatchdog(s watchdogSpec) (*watchdog, error) {
 // up. "done" is written first all the same, for a watchdog that reads it
 // before the KILL lands.
 func (wd *watchdog) stop() {
-	_, _ = wd.w.Write([]byte{watchdogDone, '\n'})
+	wd.tell(string(watchdogDone))
 	wd.w.Close()
+	wd.members.Close()
 	_ = unix.Kill(wd.pid, unix.SIGKILL)
 	var ws unix.WaitStatus
 	for {
@@ -114,7 +165,8 @@ func (wd *watchdog) stop() {
 
 // WatchdogMain is the watchdog: args are the run id and the grace in
 // nanoseconds; file descriptor 3 is the pipe from the supervisor (already
-// at EOF when the shell half handed over). It returns the exit status.
+// at EOF when the shell half handed over), 5 the list of the tree it
+// last wrote. It returns the exit status.
 func WatchdogMain(args []string) int {
 	if len(args) != 2 || probe.ValidateRunID(args[0]) != nil {
 		fmt.Fprintln(os.Stderr, "tether-watchdog: want RUN_ID GRACE_NS")
@@ -128,31 +180,67 @@ func WatchdogMain(args []string) int {
 	// Nothing the supervisor's caller does to its terminal or group may
 	// stop the cleanup.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGPIPE)
-	pipe := os.NewFile(3, "supervisor")
-	var b [1]byte
-	n, _ := io.ReadFull(pipe, b[:])
-	if n == 1 && b[0] == watchdogDone {
-		return 0
+	lines := bufio.NewScanner(os.NewFile(3, "supervisor"))
+	for lines.Scan() {
+		if lines.Text() == string(watchdogDone) {
+			return 0
+		}
 	}
 	trace.Printf("watchdog: supervisor of run %s died; ending the run", args[0])
-	endRun(args[0], time.Duration(grace))
+	endRun(args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")))
 	return 0
 }
 
-// endRun terminates every process that carries the run id: once the
-// supervisor is gone its tree is scattered, and the run id is the only
-// thing that still ties it together. Processes forked in the meantime
-// carry the id too and are found by the next scan. One empty scan is not
-// the end: a process in the middle of an execve cannot be told apart yet,
-// and one forked a moment ago may not be listed yet, so the scans go on
-// until they have come back empty and settled for a quarter second.
-func endRun(runID string, grace time.Duration) {
+// readMembers reads the list of the tree the supervisor last wrote.
+func readMembers(f *os.File) []proc.Member {
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+	if err != nil {
+		return nil
+	}
+	var ms []proc.Member
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		pid, start, ok := bytes.Cut(line, []byte{' '})
+		p, err1 := strconv.Atoi(string(pid))
+		s, err2 := strconv.ParseUint(string(start), 10, 64)
+		if ok && err1 == nil && err2 == nil && p > 0 {
+			ms = append(ms, proc.Member{PID: p, StartTime: s})
+		}
+	}
+	return ms
+}
+
+// endRun terminates the run: once the supervisor is gone its tree is
+// scattered, and two things still tie it together. The run id, which
+// every process of it carries, unless it cleared or overwrote its
+// environment; and the list of the tree the supervisor last wrote, whose
+// members (checked by start time) and their subtrees are ended whatever
+// their environment says. Processes forked in the meantime are found by
+// the next round. One empty round is not the end: a process in the middle
+// of an execve cannot be told apart yet, and one forked a moment ago may
+// not be listed yet, so the rounds go on until they have come back empty
+// and settled for a quarter second.
+func endRun(runID string, grace time.Duration, recorded []proc.Member) {
 	fs := proc.Host()
 	entries := []string{probe.RunIDVar + "=" + runID}
 	proc.Escalation{
 		Grace: grace,
 		List: func() ([]proc.Member, bool) {
 			ms, executing := fs.Scan(entries)
+			seen := map[proc.Member]bool{}
+			for _, m := range ms {
+				seen[m] = true
+			}
+			for _, m := range recorded {
+				if st, err := fs.Stat(m.PID); err != nil || st.StartTime != m.StartTime || st.Zombie() {
+					continue
+				}
+				for _, d := range append(fs.Subtree(m.PID, 0), m) {
+					if !seen[d] {
+						seen[d] = true
+						ms = append(ms, d)
+					}
+				}
+			}
 			return ms, len(executing) > 0
 		},
 		Send:  fs.Signal,
