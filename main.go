@@ -32,6 +32,13 @@ const (
 )
 
 func main() {
+	if !trace.On() {
+		// No Go traceback reaches a user: a fatal error of the runtime
+		// (no thread can be created under ulimit -u) prints its one
+		// reason, not the stacks. TETHER_DEBUG=1 or GOTRACEBACK bring
+		// them back.
+		debug.SetTraceback("none")
+	}
 	if len(os.Args) > 1 && os.Args[1] == spawn.WatchdogArg {
 		os.Exit(spawn.WatchdogMain(os.Args[2:]))
 	}

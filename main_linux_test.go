@@ -63,6 +63,7 @@ func tetherCmd(t *testing.T, cmd *exec.Cmd, env []string) result {
 	} else if err != nil {
 		t.Fatalf("run %s: %v", strings.Join(cmd.Args, " "), err)
 	}
+	wantNoTraceback(t, strings.Join(cmd.Args, " "), stderr.String())
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 

@@ -67,6 +67,7 @@ func startProgram(t *testing.T, path string, env []string, args ...string) *runn
 			<-r.done
 		}
 		pr.Close()
+		wantNoTraceback(t, path+" "+strings.Join(args, " "), r.errOut.String())
 	})
 	return r
 }
@@ -103,6 +104,7 @@ func (r *running) wait(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-r.done:
+		wantNoTraceback(t, "tether "+strings.Join(r.cmd.Args[1:], " "), r.errOut.String())
 		return r.code
 	case <-time.After(20 * time.Second):
 		t.Fatalf("tether %d did not exit within 20s, want it to have exited", r.cmd.Process.Pid)

@@ -58,11 +58,7 @@ func Exec(cfg Config) error {
 	}
 	trace.Printf("exec %s in place, run %s", path, cfg.RunID)
 	err = syscall.Exec(path, cfg.Args, env)
-	status := 126
-	if err == syscall.ENOENT {
-		status = 127
-	}
-	return &StartError{Status: status, Err: fmt.Errorf("exec %s: %w", path, err)}
+	return &StartError{Status: execStatus(err), Err: fmt.Errorf("exec %s: %w", path, err)}
 }
 
 // errParentGone says the parent died before its death signal was armed.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -25,6 +26,20 @@ import (
 var forwarded = []os.Signal{
 	syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH,
+}
+
+// execStatus is the shell's status for a command that could not be
+// started: 127 not found, 126 found but not executable, 125 for the
+// rest, which is tether's own failure (no process could be created).
+func execStatus(err error) int {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 127
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.ENOEXEC), errors.Is(err, syscall.EISDIR),
+		errors.Is(err, syscall.ETXTBSY), errors.Is(err, syscall.EPERM):
+		return 126
+	}
+	return 125
 }
 
 // lookPath resolves the command and classifies failure as a shell does.
@@ -73,6 +88,7 @@ func Supervise(cfg Config) (int, error) {
 	}
 	r := &run{cfg: cfg, sigs: make(chan os.Signal, 32), tty: -1}
 	r.armWatchdog()
+	warmThreads(4)
 	defer r.finish()
 	path, attr, err := r.prepare()
 	if err != nil {
@@ -102,6 +118,33 @@ func Supervise(cfg Config) (int, error) {
 		return 0, err
 	}
 	return r.loop(), nil
+}
+
+// warmThreads has the runtime create n more OS threads now, while it
+// can, and keep them idle for later. A command that fills the user's
+// process limit (ulimit -u, a container's pids limit) leaves none to
+// create, and a Go runtime that cannot create a thread it needs dies with
+// a traceback, its cleanup undone. Each goroutine below holds its thread
+// while the others start, so that each needs a thread of its own;
+// released, the threads go idle and are reused, never destroyed.
+func warmThreads(n int) {
+	release := make(chan struct{})
+	var held sync.WaitGroup
+	var done sync.WaitGroup
+	for i := 0; i < n; i++ {
+		held.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			runtime.LockOSThread()
+			held.Done()
+			<-release
+			runtime.UnlockOSThread()
+		}()
+	}
+	held.Wait()
+	close(release)
+	done.Wait()
 }
 
 // armWatchdog starts the watchdog beside the rest of the set-up: it
@@ -211,11 +254,7 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 		return err
 	})
 	if err != nil {
-		status := 126
-		if errors.Is(err, fs.ErrNotExist) {
-			status = 127
-		}
-		return &StartError{Status: status, Err: fmt.Errorf("exec %s: %w", path, err)}
+		return &StartError{Status: execStatus(err), Err: fmt.Errorf("exec %s: %w", path, err)}
 	}
 	r.child = pid
 	trace.Printf("started %s as %d in its own group (run %s, name %s)", path, pid, r.cfg.RunID, r.cfg.Name)

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
+)
+
+// asNobody runs the built binary as uid 65534 under a process limit of
+// its own processes plus headroom, as a CI machine's ulimit -u or a
+// container's pids limit would.
+func asNobody(t *testing.T, headroom int, args ...string) *exec.Cmd {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run tether as uid 65534 under a process limit")
+	}
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("no prlimit(1)")
+	}
+	limit := processesOf(65534) + headroom
+	cmd := exec.Command(prlimit, append([]string{"--nproc=" + strconv.Itoa(limit), tetherBin}, args...)...)
+	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.Dir = os.TempDir()
+	return cmd
+}
+
+// processesOf counts the processes (threads too: the limit counts them)
+// of uid.
+func processesOf(uid int) int {
+	n := 0
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		data, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && f[1] == strconv.Itoa(uid) {
+				n++
+			}
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "Threads:" && n > 0 {
+				if th, err := strconv.Atoi(f[1]); err == nil {
+					n += th - 1
+				}
+			}
+		}
+	}
+	return n
+}
+
+// wantNoTraceback fails t if a Go traceback or runtime error reached the
+// user.
+func wantNoTraceback(t *testing.T, what, stderr string) {
+	t.Helper()
+	for _, sign := range []string{"goroutine ", "runtime: ", "fatal error:", "panic:"} {
+		if strings.Contains(stderr, sign) {
+			t.Errorf("%s: stderr holds a Go traceback or runtime error (%q), want none:\n%s", what, sign, stderr)
+			return
+		}
+	}
+}
+
+// A command that fills the user's process limit with a fork storm: tether
+// still ends the whole tree on TERM, exits 143 and prints no traceback.
+// Three trials; TestRunForkStormStress runs 20.
+func TestRunForkStorm(t *testing.T) { runForkStorm(t, 3) }
+
+func TestRunForkStormStress(t *testing.T) {
+	stress(t)
+	runForkStorm(t, 20)
+}
+
+func runForkStorm(t *testing.T, trials int) {
+	// bash retries a fork that fails and goes on storming; dash gives up.
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	for i := 0; i < trials; i++ {
+		var stderr strings.Builder
+		cmd := asNobody(t, 40, "run", "--grace", "1s", "--", bash, "-c", "while :; do sleep 100 & done 2>/dev/null")
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// The storm has filled the limit once its forks fail; then TERM.
+		proctest.Eventually(t, "the fork storm to fill the process limit", func() bool {
+			ids, _ := proctest.Alive(proctest.TestID(t))
+			return len(ids) >= 30 || cmd.ProcessState != nil
+		})
+		// prlimit execs tether, which keeps its PID.
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		code := cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+		if code != 143 {
+			t.Errorf("trial %d: exit %d (%v), want 143; stderr %q", i, code, err, stderr.String())
+		}
+		wantNoTraceback(t, fmt.Sprintf("trial %d", i), stderr.String())
+		proctest.Eventually(t, "nothing of the storm left", func() bool {
+			ids, unsettled := proctest.Alive(proctest.TestID(t))
+			return len(ids) == 0 && !unsettled
+		})
+	}
+}
+
+// reclaim waits on every process from one thread: 200 stranded processes
+// that ignore TERM, reclaimed by their own user under a limit that leaves
+// it 60 threads, are all gone, exit 0, no traceback.
+func TestReclaimManyUnderProcessLimit(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to start processes as uid 65534")
+	}
+	const n = 200
+	runID := probe.NewRunID()
+	stamp := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "many", Supervisor: probe.Supervisor{PID: 1 << 22, StartTime: 1}, RunID: runID})
+	for i := 0; i < n; i++ {
+		cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; exec sleep 300")
+		cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), stamp...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = cmd.Wait() }()
+	}
+	proctest.Eventually(t, "200 stranded processes ignoring TERM", func() bool {
+		ids, _ := proctest.Alive(proctest.TestID(t))
+		for _, pid := range ids {
+			if st, err := proc.Host().Stat(pid); err != nil || st.Comm != "sleep" {
+				return false // not yet past its trap
+			}
+		}
+		return len(ids) == n
+	})
+	var out, stderr strings.Builder
+	cmd := asNobody(t, 60, "reclaim", "--run-id", runID, "--grace", "500ms")
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	err := cmd.Run()
+	if err != nil || !strings.Contains(out.String(), fmt.Sprintf("reclaimed %d of %d", n, n)) {
+		t.Errorf("reclaim of %d under the limit: %v; stdout tail %q, stderr %q; want exit 0, all reclaimed", n, err, tail(out.String()), stderr.String())
+	}
+	wantNoTraceback(t, "reclaim", stderr.String())
+	proctest.Eventually(t, "all 200 gone", func() bool {
+		ids, _ := proctest.Alive(proctest.TestID(t))
+		return len(ids) == 0
+	})
+}
+
+func tail(s string) string {
+	if len(s) > 300 {
+		return s[len(s)-300:]
+	}
+	return s
+}
