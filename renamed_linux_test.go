@@ -100,3 +100,27 @@ func TestRunSIGKILLEndsRenamedDescendants(t *testing.T) {
 	r.wait(t)
 	wantEnded(t, ms, "after tether was killed with SIGKILL")
 }
+
+// ps shows the renamed descendants of a live tether as unverifiable, with
+// the tethered processes of the run. (The one started with an empty
+// environment is foreign, and not listed.)
+func TestPSShowsRenamedDescendants(t *testing.T) {
+	name := "ren-" + itoa(os.Getpid())
+	r := startTether(t, helperEnv("renamers", "PROCTEST_STAY=1"), "run", "--name", name, "--", os.Args[0])
+	ms := members(t, r.line(t))
+	out := tether(t, nil, "ps", "--name", name).stdout
+	for i, m := range ms {
+		if i == 1 {
+			continue // the env-cleared one
+		}
+		row := ""
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 4 && f[0] == itoa(m.PID) {
+				row = line
+			}
+		}
+		if !strings.Contains(row, "unverifiable") {
+			t.Errorf("ps --name %s: row of renamed descendant %d is %q; want it listed as unverifiable\n%s", name, m.PID, row, out)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package reclaim
 
 import (
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
@@ -58,9 +60,6 @@ func List(f Filter) ([]Process, error) {
 	if err != nil {
 		ls = nil // ports are shown where the platform has them
 	}
-	// Only the listed processes' fd tables are read; never nil, which
-	// would mean every process's.
-	pids := make([]int, 0, len(fd.procs))
 	out := fd.procs[:0]
 	for _, p := range fd.procs {
 		if ok, why := f.matches(p); !ok {
@@ -68,6 +67,13 @@ func List(f Filter) ([]Process, error) {
 			continue
 		}
 		out = append(out, p)
+	}
+	out = append(out, unverifiableDescendants(out, f)...)
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	// Only the listed processes' fd tables are read; never nil, which
+	// would mean every process's.
+	pids := make([]int, 0, len(out))
+	for _, p := range out {
 		pids = append(pids, p.PID)
 	}
 	hs, err := holders(ls, pids)
@@ -83,6 +89,42 @@ func List(f Filter) ([]Process, error) {
 		}
 	}
 	return out, nil
+}
+
+// unverifiableDescendants are the processes below the live supervisors of
+// listed ones that cannot be verified: those that wrote their title over
+// their environment, above all, which no scan of environments finds. A
+// listing shows them so that they are not lost from sight; nothing ever
+// selects them for a signal.
+func unverifiableDescendants(listed []Process, f Filter) []Process {
+	have := map[int]bool{}
+	sups := map[int]bool{}
+	for _, p := range listed {
+		have[p.PID] = true
+		if s := p.Supervisor; s != nil && s.State == probe.SupervisorAlive {
+			host := s.PID
+			if s.HostPID != 0 {
+				host = s.HostPID // as this /proc numbers it
+			}
+			sups[host] = true
+		}
+	}
+	var out []Process
+	for sup := range sups {
+		for _, m := range proc.Host().Subtree(sup, 0) {
+			if have[m.PID] {
+				continue
+			}
+			have[m.PID] = true
+			r, err := probe.Check(m.PID, f.query())
+			if err != nil || r.Verdict != probe.Unverifiable || (!f.AnyUser && !mine(Process{Report: r})) {
+				continue
+			}
+			trace.Printf("ps: %d below supervisor %d is unverifiable: %s", m.PID, sup, r.Reason)
+			out = append(out, Process{Report: r})
+		}
+	}
+	return out
 }
 
 // FreePorts makes sure the ports are free before a command that needs
