@@ -46,9 +46,6 @@ type Config struct {
 	WatchdogPath string
 	// Stdin, Stdout and Stderr default to the calling process's.
 	Stdin, Stdout, Stderr *os.File
-
-	// pidns is the PID namespace the supervisor's PID is read in.
-	pidns uint64
 }
 
 // StartError is a failure to start the command, with the exit status a

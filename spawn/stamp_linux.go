@@ -45,9 +45,6 @@ func (c Config) resolve(command string) (Config, error) {
 		}
 		c.Supervisor = s
 	}
-	// The supervisor is this process or its parent, in this process's
-	// namespace: a check from another namespace maps its PID through it.
-	c.pidns, _ = proc.Host().SelfPIDNamespace()
 	return c, nil
 }
 
@@ -65,5 +62,8 @@ func (c Config) environ(env []string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	return c.Markers.Environ(env, probe.Stamp{Name: c.Name, Supervisor: c.Supervisor, RunID: c.RunID, PIDNamespace: c.pidns})
+	// The supervisor is this process or its parent, in this process's
+	// namespace: a check from another namespace maps its PID through it.
+	pidns, _ := proc.Host().SelfPIDNamespace()
+	return c.Markers.Environ(env, probe.Stamp{Name: c.Name, Supervisor: c.Supervisor, RunID: c.RunID, PIDNamespace: pidns})
 }
