@@ -88,7 +88,9 @@ func Supervise(cfg Config) (int, error) {
 	}
 	r := &run{cfg: cfg, sigs: make(chan os.Signal, 32), tty: -1}
 	r.armWatchdog()
-	warmThreads(4)
+	// Beside the rest of the set-up; done before the command starts.
+	warmed := make(chan struct{})
+	go func() { warmThreads(4); close(warmed) }()
 	defer r.finish()
 	path, attr, err := r.prepare()
 	if err != nil {
@@ -114,6 +116,7 @@ func Supervise(cfg Config) (int, error) {
 		return 0, &StartError{Status: 125, Err: err}
 	}
 	r.takeTerminal(attr)
+	<-warmed
 	if err := r.start(path, attr); err != nil {
 		return 0, err
 	}
