@@ -15,9 +15,9 @@ import (
 )
 
 // asNobody runs the built binary as uid 65534 under a process limit of
-// its own processes plus headroom, as a CI machine's ulimit -u or a
-// container's pids limit would.
-func asNobody(t *testing.T, headroom int, args ...string) *exec.Cmd {
+// its own processes (threads count) plus headroom, as a CI machine's
+// ulimit -u or a container's pids limit would. It returns the limit too.
+func asNobody(t *testing.T, headroom int, args ...string) (*exec.Cmd, int) {
 	t.Helper()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run tether as uid 65534 under a process limit")
@@ -31,7 +31,7 @@ func asNobody(t *testing.T, headroom int, args ...string) *exec.Cmd {
 	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	cmd.Dir = os.TempDir()
-	return cmd
+	return cmd, limit
 }
 
 // processesOf counts the processes (threads too: the limit counts them)
@@ -44,15 +44,18 @@ func processesOf(uid int) int {
 		if err != nil {
 			continue
 		}
+		mine, threads := false, 1
 		for _, line := range strings.Split(string(data), "\n") {
-			if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && f[1] == strconv.Itoa(uid) {
-				n++
+			f := strings.Fields(line)
+			switch {
+			case len(f) > 1 && f[0] == "Uid:":
+				mine = f[1] == strconv.Itoa(uid)
+			case len(f) > 1 && f[0] == "Threads:":
+				threads, _ = strconv.Atoi(f[1])
 			}
-			if f := strings.Fields(line); len(f) > 1 && f[0] == "Threads:" && n > 0 {
-				if th, err := strconv.Atoi(f[1]); err == nil {
-					n += th - 1
-				}
-			}
+		}
+		if mine {
+			n += threads
 		}
 	}
 	return n
@@ -88,19 +91,31 @@ func runForkStorm(t *testing.T, trials int) {
 	}
 	for i := 0; i < trials; i++ {
 		var stderr strings.Builder
-		cmd := asNobody(t, 40, "run", "--grace", "1s", "--", bash, "-c", "while :; do sleep 100 & done 2>/dev/null")
+		cmd, limit := asNobody(t, 40, "run", "--grace", "1s", "--", bash, "-c", "while :; do sleep 100 & done 2>/dev/null")
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
 		// The storm has filled the limit once its forks fail; then TERM.
-		proctest.Eventually(t, "the fork storm to fill the process limit", func() bool {
-			ids, _ := proctest.Alive(proctest.TestID(t))
-			return len(ids) >= 30 || cmd.ProcessState != nil
+		var err error
+		exited := false
+		proctest.Eventually(t, fmt.Sprintf("trial %d: the fork storm to fill the process limit of %d", i, limit), func() bool {
+			select {
+			case err = <-done:
+				exited = true
+				return true
+			default:
+			}
+			return processesOf(65534) >= limit-2
 		})
+		if exited {
+			t.Fatalf("trial %d: tether exited before TERM: %v; stderr %q", i, err, stderr.String())
+		}
 		// prlimit execs tether, which keeps its PID.
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		err := cmd.Wait()
+		err = <-done
 		code := cmd.ProcessState.ExitCode()
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			code = 128 + int(ws.Signal())
@@ -145,7 +160,7 @@ func TestReclaimManyUnderProcessLimit(t *testing.T) {
 		return len(ids) == n
 	})
 	var out, stderr strings.Builder
-	cmd := asNobody(t, 60, "reclaim", "--run-id", runID, "--grace", "500ms")
+	cmd, _ := asNobody(t, 60, "reclaim", "--run-id", runID, "--grace", "500ms")
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	err := cmd.Run()
 	if err != nil || !strings.Contains(out.String(), fmt.Sprintf("reclaimed %d of %d", n, n)) {
