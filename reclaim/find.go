@@ -51,16 +51,7 @@ func find(f Filter) (found, error) {
 			return found{}, err
 		}
 		out.ports, out.holders = portStates(f.Ports, ls, hs), hs
-		for _, st := range out.ports {
-			switch {
-			case st.Free:
-				trace.Printf("port %d: free", st.Port)
-			case len(st.Hidden) > 0:
-				trace.Printf("port %d: held by %v and by processes of uid %v out of sight", st.Port, st.Holders, st.Hidden)
-			default:
-				trace.Printf("port %d: held by %v", st.Port, st.Holders)
-			}
-		}
+		traceStates(out.ports)
 		for _, h := range hs {
 			if _, ok := held[h.pid]; !ok {
 				pids = append(pids, h.pid)
@@ -68,20 +59,7 @@ func find(f Filter) (found, error) {
 			held[h.pid] = append(held[h.pid], h.listener)
 		}
 	} else {
-		ms, executing := proc.Host().Scan(f.Markers.Entries(f.Name))
-		for _, m := range ms {
-			// Another user's process is left out before the full
-			// check: one read of its status instead of five.
-			if st, err := proc.Host().Status(m.PID); err == nil && !f.AnyUser && st.UID != os.Getuid() {
-				trace.Printf("scan: %d left out: another user's (uid %d)", m.PID, st.UID)
-				continue
-			}
-			pids = append(pids, m.PID)
-		}
-		// Each one in the middle of an execve may be one of them:
-		// probe.Check waits it out.
-		pids = append(pids, executing...)
-		trace.Printf("scan for %q: %d match, %d in the middle of an execve", f.Markers.Entries(f.Name), len(ms), len(executing))
+		pids = scan(f)
 	}
 	protected := protectedPIDs()
 	for _, pid := range pids {
@@ -102,6 +80,39 @@ func find(f Filter) (found, error) {
 	}
 	sort.Slice(out.procs, func(i, j int) bool { return out.procs[i].PID < out.procs[j].PID })
 	return out, nil
+}
+
+// scan is the first pass over every process's environment: the PIDs
+// that carry the markers (and the name), each to be checked whole.
+func scan(f Filter) []int {
+	var pids []int
+	ms, executing := proc.Host().Scan(f.Markers.Entries(f.Name))
+	for _, m := range ms {
+		// Another user's process is left out before the full check:
+		// one read of its status instead of five.
+		if st, err := proc.Host().Status(m.PID); err == nil && !f.AnyUser && st.UID != os.Getuid() {
+			trace.Printf("scan: %d left out: another user's (uid %d)", m.PID, st.UID)
+			continue
+		}
+		pids = append(pids, m.PID)
+	}
+	// Each one in the middle of an execve may be one of them:
+	// probe.Check waits it out.
+	trace.Printf("scan for %q: %d match, %d in the middle of an execve", f.Markers.Entries(f.Name), len(ms), len(executing))
+	return append(pids, executing...)
+}
+
+func traceStates(states []PortState) {
+	for _, st := range states {
+		switch {
+		case st.Free:
+			trace.Printf("port %d: free", st.Port)
+		case len(st.Hidden) > 0:
+			trace.Printf("port %d: held by %v and by processes of uid %v out of sight", st.Port, st.Holders, st.Hidden)
+		default:
+			trace.Printf("port %d: held by %v", st.Port, st.Holders)
+		}
+	}
 }
 
 // protectedPIDs are never signalled: PID 1, this process and its
