@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/tetherproc/tether/internal/proc"
@@ -44,6 +45,8 @@ func parsePort(s string) (uint16, error) {
 	return uint16(n), nil
 }
 
+// parsePorts parses repeated --port values; a port given twice counts
+// once.
 func parsePorts(args []string) ([]uint16, error) {
 	var ports []uint16
 	for _, a := range args {
@@ -51,7 +54,9 @@ func parsePorts(args []string) ([]uint16, error) {
 		if err != nil {
 			return nil, err
 		}
-		ports = append(ports, p)
+		if !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
 	}
 	return ports, nil
 }

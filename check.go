@@ -45,6 +45,9 @@ func runCheck(c *cli.Context) error {
 		return usagef("tether check: missing PID (usage: tether check [options] PID)")
 	case 1:
 	default:
+		if rest := c.Args().Tail(); strings.HasPrefix(rest[0], "-") {
+			return usagef("tether check: flags go before the PID: tether check %s %s", strings.Join(rest, " "), c.Args().First())
+		}
 		return usagef("tether check: one PID expected, got %d arguments: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
 	}
 	pid, err := parsePID(c.Args().First())

@@ -18,6 +18,11 @@ func markerFlags() []cli.Flag {
 
 func markersFrom(c *cli.Context) (probe.Markers, error) {
 	m := probe.Markers{MarkerVar: c.String("marker-var"), NameVar: c.String("name-var")}
+	for _, flag := range []string{"marker-var", "name-var"} {
+		if c.IsSet(flag) && c.String(flag) == "" {
+			return m, usagef("tether %s: --%s: empty variable name", c.Command.Name, flag)
+		}
+	}
 	if err := m.Validate(); err != nil {
 		return m, usagef("tether %s: %v", c.Command.Name, err)
 	}

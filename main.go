@@ -47,8 +47,31 @@ func main() {
 
 // runMain runs the command line args and returns the exit status.
 func runMain(args []string, stdout, stderr io.Writer) int {
-	app := newApp(stdout, stderr)
-	return exitStatus(app.Run(args), stderr)
+	out := &checkedWriter{w: stdout}
+	app := newApp(out, stderr)
+	code := exitStatus(app.Run(args), stderr)
+	if out.err != nil && code == 0 {
+		// Help and version text that could not be written is a
+		// failure, as for any other output (tether --help >/dev/full).
+		fmt.Fprintf(stderr, "tether: write: %v\n", out.err)
+		return exitFailed
+	}
+	return code
+}
+
+// checkedWriter remembers the first write error, which urfave/cli drops
+// when it prints help.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -124,7 +147,7 @@ func failf(format string, a ...any) error {
 // defined", "invalid value") one line and exit 125, like tether's own.
 func usageError(c *cli.Context, err error, _ bool) error {
 	name := "tether"
-	if c.Command != nil && c.Command.Name != "" {
+	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
 		name += " " + c.Command.Name
 	}
 	return usagef("%s: %v", name, err)

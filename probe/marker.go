@@ -62,6 +62,11 @@ func (m Markers) Validate() error {
 	if m.MarkerVar == m.NameVar {
 		return fmt.Errorf("marker and name variable are both %q", m.MarkerVar)
 	}
+	for _, v := range []string{m.MarkerVar, m.NameVar} {
+		if v == SupervisorVar || v == RunIDVar || v == PIDNamespaceVar {
+			return fmt.Errorf("%s is a variable of the marker protocol itself, not a marker or name", v)
+		}
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package reclaim
 
 import (
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/tetherproc/tether/internal/proc"
@@ -42,6 +43,7 @@ func find(f Filter) (found, error) {
 	if err := f.Validate(); err != nil {
 		return found{}, err
 	}
+	f.Ports = unique(f.Ports)
 	var out found
 	var pids []int
 	held := map[int][]Listener{}
@@ -129,4 +131,15 @@ func protectedPIDs() map[int]string {
 		pid = p.PPID
 	}
 	return prot
+}
+
+// unique keeps the first of each port: one given twice is asked about once.
+func unique(ports []uint16) []uint16 {
+	var out []uint16
+	for _, p := range ports {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -43,7 +43,7 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	results := terminateAll(fd.procs, f, act)
 	ports := fd.ports
 	if len(f.Ports) > 0 && !act.DryRun {
-		ports = after(f.Ports, fd.holders, results)
+		ports = after(unique(f.Ports), fd.holders, results)
 	}
 	return Summary{Results: results, Ports: ports}, nil
 }
