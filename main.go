@@ -178,6 +178,9 @@ func firstLine(s string) string {
 // colorOn reports whether w is a terminal that wants colour: it must be a
 // TTY and NO_COLOR (https://no-color.org) must be unset or empty.
 func colorOn(w io.Writer) bool {
+	if cw, ok := w.(*checkedWriter); ok {
+		w = cw.w
+	}
 	f, ok := w.(*os.File)
 	return ok && os.Getenv("NO_COLOR") == "" && isatty.IsTerminal(f.Fd())
 }
