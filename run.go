@@ -78,6 +78,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		Grace:         c.Duration("grace"),
 		OutliveParent: c.Bool("outlive-parent"),
 		WatchdogPath:  "/proc/self/exe",
+		LeaveDir:      true,
 	}
 	if c.IsSet("name") {
 		if err := probe.ValidateName(cfg.Name); err != nil {

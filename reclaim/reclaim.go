@@ -50,7 +50,9 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 
 // List returns the tethered processes f is about, supervised and
 // stranded alike (f.All is not needed), each with every listener it
-// holds, for tether ps.
+// holds, for tether ps. With f.Ports it returns every holder of the
+// ports instead, whoever it is, with its verdict: the answer to "who
+// holds it, and is it ours?".
 func List(f Filter) ([]Process, error) {
 	fd, err := find(f)
 	if err != nil {
@@ -62,7 +64,7 @@ func List(f Filter) ([]Process, error) {
 	}
 	out := fd.procs[:0]
 	for _, p := range fd.procs {
-		if ok, why := f.matches(p); !ok {
+		if ok, why := f.matches(p); !ok && len(f.Ports) == 0 {
 			trace.Printf("ps: %d left out: %s", p.PID, why)
 			continue
 		}

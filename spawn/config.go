@@ -46,6 +46,11 @@ type Config struct {
 	WatchdogPath string
 	// Stdin, Stdout and Stderr default to the calling process's.
 	Stdin, Stdout, Stderr *os.File
+	// LeaveDir has Supervise change the calling process's working
+	// directory to / once the command has started in it, so that the
+	// directory is not kept busy (it can be unmounted) for as long as the
+	// command runs elsewhere. The watchdog never keeps it.
+	LeaveDir bool
 }
 
 // StartError is a failure to start the command, with the exit status a

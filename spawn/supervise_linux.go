@@ -261,6 +261,9 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 	}
 	r.child = pid
 	trace.Printf("started %s as %d in its own group (run %s, name %s)", path, pid, r.cfg.RunID, r.cfg.Name)
+	if r.cfg.LeaveDir {
+		_ = os.Chdir("/")
+	}
 	if r.wd != nil {
 		r.wd.tell("g " + strconv.Itoa(pid))
 		r.record()

@@ -104,6 +104,7 @@ func startWatchdog(s watchdogSpec) (*watchdog, error) {
 	// watchdog like every child, and os/exec would only add its own
 	// bookkeeping (and a probe fork on first use) to the start-up.
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Dir:   "/", // keeps no directory busy
 		Env:   env,
 		Files: []uintptr{null.Fd(), null.Fd(), stderr, r.Fd(), exe.Fd(), members.Fd()},
 		// Its own session: no terminal signal or group kill aimed at
