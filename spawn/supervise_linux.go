@@ -70,6 +70,9 @@ type run struct {
 	// watchdog starts beside the set-up; wd is set once it has.
 	watchdog func() error
 	wd       *watchdog
+	// termAt is when the first TERM came: the grace is one budget,
+	// counted from then.
+	termAt time.Time
 }
 
 // Supervise runs cfg.Args as tether run does and returns its exit status:
@@ -301,6 +304,7 @@ func (r *run) loop() int {
 			}
 			r.forward(sig.(syscall.Signal))
 			if sig == syscall.SIGTERM && kill == nil {
+				r.termAt = time.Now()
 				kill = time.After(r.cfg.Grace)
 			}
 		case <-kill:
@@ -374,8 +378,14 @@ func (r *run) tree() []proc.Member {
 // to Grace for it to go, then KILL until nothing is left.
 func (r *run) cleanup() {
 	fs := proc.Host()
+	grace := r.cfg.Grace
+	if !r.termAt.IsZero() {
+		// What the command took of the grace to exit is gone: a
+		// grandchild that ignores TERM gets only the rest.
+		grace = max(0, grace-time.Since(r.termAt))
+	}
 	proc.Escalation{
-		Grace: r.cfg.Grace,
+		Grace: grace,
 		List: func() ([]proc.Member, bool) {
 			r.reap()
 			return r.tree(), false
