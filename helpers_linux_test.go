@@ -172,15 +172,22 @@ var helperModes = map[string]func(){
 	// ttyshell plays an interactive shell: as the session leader on the
 	// terminal given as stdin, it runs tether with PROCTEST_ARGS in the
 	// foreground, then reports whether the terminal came back to it.
+	// ttyshell runs tether as an interactive shell runs a job: in a
+	// process group of its own, in the terminal's foreground; it takes
+	// the terminal back after, and prints the status as the shell shows
+	// it (128+N for death by signal N).
 	"ttyshell": func() {
+		signal.Ignore(syscall.SIGTTOU)
 		args := strings.Split(os.Getenv("PROCTEST_ARGS"), "\n")
 		cmd := exec.Command(os.Getenv("PROCTEST_TETHER"), args...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0}
+		_ = cmd.Run()
+		code := cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
 		}
+		_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, unix.Getpgrp())
 		fg, _ := unix.IoctlGetInt(0, unix.TIOCGPGRP)
 		fmt.Printf("\nexit=%d back=%v\n", code, fg == unix.Getpgrp())
 	},

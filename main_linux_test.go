@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tetherproc/tether/internal/proctest"
@@ -60,6 +61,9 @@ func tetherCmd(t *testing.T, cmd *exec.Cmd, env []string) result {
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal()) // as a shell shows it
+		}
 	} else if err != nil {
 		t.Fatalf("run %s: %v", strings.Join(cmd.Args, " "), err)
 	}

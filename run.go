@@ -79,6 +79,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		OutliveParent: c.Bool("outlive-parent"),
 		WatchdogPath:  "/proc/self/exe",
 		LeaveDir:      true,
+		DieBySignal:   true,
 	}
 	if c.IsSet("name") {
 		if err := probe.ValidateName(cfg.Name); err != nil {

@@ -46,6 +46,11 @@ type Config struct {
 	WatchdogPath string
 	// Stdin, Stdout and Stderr default to the calling process's.
 	Stdin, Stdout, Stderr *os.File
+	// DieBySignal has Supervise, when the command dies of a signal, end
+	// the calling process by the same signal after its cleanup instead of
+	// returning 128+N, so that its caller sees it killed (a shell loop
+	// stops on Ctrl-C). As PID 1, which no signal ends, it returns.
+	DieBySignal bool
 	// LeaveDir has Supervise change the calling process's working
 	// directory to / once the command has started in it, so that the
 	// directory is not kept busy (it can be unmounted) for as long as the

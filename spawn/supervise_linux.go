@@ -20,14 +20,6 @@ import (
 	"github.com/tetherproc/tether/probe"
 )
 
-// forwarded are the signals Supervise passes on to the command's group:
-// those a terminal or a process manager sends to ask a job to stop,
-// reload or redraw.
-var forwarded = []os.Signal{
-	syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
-	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH,
-}
-
 // execStatus is the shell's status for a command that could not be
 // started: 127 not found, 126 found but not executable, 125 for the
 // rest, which is tether's own failure (no process could be created).
@@ -73,6 +65,8 @@ type run struct {
 	// termAt is when the first TERM came: the grace is one budget,
 	// counted from then.
 	termAt time.Time
+	// finished stops the watchdog and the signals, once.
+	finished sync.Once
 }
 
 // Supervise runs cfg.Args as tether run does and returns its exit status:
@@ -90,6 +84,7 @@ func Supervise(cfg Config) (int, error) {
 		cfg.RunID = probe.NewRunID()
 	}
 	r := &run{cfg: cfg, sigs: make(chan os.Signal, 32), tty: -1}
+	in := readInherited()
 	r.armWatchdog()
 	// Beside the rest of the set-up; done before the command starts.
 	warmed := make(chan struct{})
@@ -101,7 +96,7 @@ func Supervise(cfg Config) (int, error) {
 	}
 	// Before the child exists, so that no SIGCHLD or forwarded signal is
 	// lost in between.
-	signal.Notify(r.sigs, append(forwarded, syscall.SIGCHLD)...)
+	signal.Notify(r.sigs, append(in.toForward(), syscall.SIGCHLD)...)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
@@ -123,7 +118,12 @@ func Supervise(cfg Config) (int, error) {
 	if err := r.start(path, attr); err != nil {
 		return 0, err
 	}
-	return r.loop(), nil
+	status := r.loop()
+	if ws := r.status; ws.Signaled() && cfg.DieBySignal && os.Getpid() != 1 {
+		r.finish()
+		dieBy(ws.Signal())
+	}
+	return status, nil
 }
 
 // warmThreads has the runtime create n more OS threads now, while it
@@ -183,7 +183,9 @@ func (r *run) armWatchdog() {
 // after the tree is cleaned up. Unregistering the signals waits on the
 // runtime's signal thread as stopping the watchdog waits on its death,
 // so the two wait side by side.
-func (r *run) finish() {
+func (r *run) finish() { r.finished.Do(r.stop) }
+
+func (r *run) stop() {
 	unnotified := make(chan struct{})
 	go func() { signal.Stop(r.sigs); close(unnotified) }()
 	_ = r.watchdog()
@@ -234,14 +236,17 @@ func followParent() error {
 	return runOnSpawner(func() error { return armParentDeath(ppid, syscall.SIGTERM) })
 }
 
-// takeTerminal hands the terminal to the command's group when standard
-// input is a terminal of which tether's group has the foreground, so that
-// the command reads input and gets Ctrl-C itself.
+// takeTerminal hands the terminal to the command's group when tether
+// leads its own foreground job on it (typed at a shell prompt), so that
+// the command reads input and gets Ctrl-C itself. Otherwise (under make,
+// in a pipeline) the terminal stays with the caller's group, whose
+// Ctrl-C then reaches the caller as it would without tether, and tether
+// forwards what it gets.
 func (r *run) takeTerminal(attr *syscall.ProcAttr) {
 	in := or(r.cfg.Stdin, os.Stdin)
 	fd := int(in.Fd())
 	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	if err != nil || pgrp != unix.Getpgrp() {
+	if err != nil || pgrp != unix.Getpgrp() || unix.Getpgrp() != os.Getpid() {
 		return
 	}
 	attr.Sys.Foreground = true
@@ -299,7 +304,11 @@ func (r *run) loop() int {
 	for r.reap(); !r.done; r.reap() {
 		select {
 		case sig := <-r.sigs:
-			if sig == syscall.SIGCHLD {
+			switch sig {
+			case syscall.SIGCHLD:
+				continue
+			case syscall.SIGCONT:
+				r.resume()
 				continue
 			}
 			r.forward(sig.(syscall.Signal))
@@ -333,11 +342,12 @@ func (r *run) forward(sig syscall.Signal) {
 }
 
 // reap collects every exited child without blocking: the command's status
-// is kept, adopted orphans are discarded.
+// is kept, adopted orphans are discarded. A command stopped by a job
+// control signal stops tether too.
 func (r *run) reap() {
 	for {
 		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED, nil)
 		if err == unix.EINTR {
 			continue
 		}
@@ -345,6 +355,9 @@ func (r *run) reap() {
 			return
 		}
 		switch {
+		case ws.Stopped() && pid == r.child && stopSignal(ws.StopSignal()):
+			r.suspend(ws.StopSignal())
+		case ws.Stopped(), ws.Continued():
 		case pid == r.child:
 			r.status = syscall.WaitStatus(ws)
 			r.done = true
@@ -361,6 +374,28 @@ func (r *run) reap() {
 			trace.Printf("reaped orphan %d", pid)
 		}
 	}
+}
+
+// suspend stops tether as its command stopped (Ctrl-Z, a background
+// read of the terminal), so that the shell sees a stopped job and gets
+// its prompt back. It returns once tether is continued; resume then
+// continues the command.
+func (r *run) suspend(sig syscall.Signal) {
+	trace.Printf("command %d stopped by %s: stopping too", r.child, unix.SignalName(sig))
+	_ = unix.Kill(os.Getpid(), unix.SIGSTOP)
+}
+
+// resume continues the command when tether is continued (fg, bg, kill
+// -CONT): with the terminal when tether's group has it again (fg), and
+// without when it has not (bg).
+func (r *run) resume() {
+	if r.tty >= 0 {
+		if pgrp, err := unix.IoctlGetInt(r.tty, unix.TIOCGPGRP); err == nil && pgrp == unix.Getpgrp() {
+			_ = unix.IoctlSetPointerInt(r.tty, unix.TIOCSPGRP, r.child)
+			trace.Printf("terminal handed to the command's group again")
+		}
+	}
+	r.forward(syscall.SIGCONT)
 }
 
 // tree lists the live processes of the command's tree: tether's subtree

@@ -1,0 +1,102 @@
+package spawn
+
+import (
+	"bytes"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// notForwarded are the signals Supervise never passes on: those that
+// cannot be caught, SIGCHLD (which it reaps on), the Go runtime's own
+// (SIGURG for preemption, SIGPROF for profiling), and the two real-time
+// signals the C library and the runtime reserve.
+var notForwarded = map[syscall.Signal]bool{
+	unix.SIGKILL: true, unix.SIGSTOP: true, unix.SIGCHLD: true,
+	unix.SIGURG: true, unix.SIGPROF: true, 32: true, 33: true,
+}
+
+// inherited is what tether's caller left it: the signals it ignores and
+// those it blocks. A signal ignored when tether starts stays ignored in
+// the command and is not forwarded (nohup); one blocked stays blocked.
+// Go's runtime replaces an inherited SIG_IGN with its own handler before
+// any of tether's code runs for every signal but HUP, INT and the job
+// control signals (CONT, TSTP, TTIN, TTOU), and unblocks the ones it must
+// handle; what the runtime left is what tether can honour.
+type inherited struct{ ignored, blocked uint64 }
+
+func readInherited() inherited {
+	var in inherited
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return in
+	}
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		key, val, ok := bytes.Cut(line, []byte{':'})
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseUint(string(bytes.TrimSpace(val)), 16, 64)
+		switch {
+		case err != nil:
+		case string(key) == "SigIgn":
+			in.ignored = v
+		case string(key) == "SigBlk":
+			in.blocked = v
+		}
+	}
+	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT} {
+		if signal.Ignored(sig) {
+			in.ignored |= bit(sig)
+		}
+	}
+	return in
+}
+
+func bit(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
+
+// toForward are the signals Supervise catches to pass on to the command's
+// group: every one it can, as dumb-init does, but those its caller left
+// ignored or blocked.
+func (in inherited) toForward() []os.Signal {
+	var sigs []os.Signal
+	for s := syscall.Signal(1); s <= 64; s++ {
+		if notForwarded[s] || (in.ignored|in.blocked)&bit(s) != 0 {
+			continue
+		}
+		sigs = append(sigs, s)
+	}
+	return sigs
+}
+
+// stopSignal reports whether sig stops a process by default: the job
+// control signals a terminal or kill(1) sends.
+func stopSignal(sig syscall.Signal) bool {
+	return sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU
+}
+
+// dieBy ends the calling process by sig, as the command it ran died: the
+// caller (a shell loop, make) then sees it killed by sig, not an exit
+// status, and stops too on Ctrl-C. As coreutils timeout does: no core
+// dump, the default disposition, the signal unblocked, raised at this
+// thread. It returns only if sig does not end a process by default.
+func dieBy(sig syscall.Signal) {
+	trace.Printf("ending by %s, as the command did", unix.SignalName(sig))
+	runtime.LockOSThread()
+	signal.Reset(sig)
+	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+	// struct sigaction all zero: SIG_DFL, no flags, an empty mask.
+	var dfl [4]uint64
+	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+	var set unix.Sigset_t
+	set.Val[(sig-1)/64] |= 1 << ((uint(sig) - 1) % 64)
+	_ = unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil)
+	_ = unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
+}
