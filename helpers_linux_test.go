@@ -107,6 +107,40 @@ var helperModes = map[string]func(){
 			forever()
 		}
 	},
+	// catchall prints "ready", then the name of every signal it gets
+	// that it can catch; TERM ends it with status 0.
+	"catchall": func() {
+		ch := make(chan os.Signal, 64)
+		var all []os.Signal
+		for s := syscall.Signal(1); s <= 64; s++ {
+			switch s {
+			case syscall.SIGKILL, syscall.SIGSTOP, syscall.SIGCHLD, syscall.SIGURG, syscall.SIGPROF, 32, 33:
+				continue
+			}
+			all = append(all, s)
+		}
+		signal.Notify(ch, all...)
+		fmt.Println("ready")
+		for s := range ch {
+			fmt.Println(sigName(s.(syscall.Signal)))
+			if s == syscall.SIGTERM {
+				os.Exit(0)
+			}
+		}
+	},
+	// sigstate prints its SigIgn and SigBlk masks as /proc shows them,
+	// then stays.
+	"sigstate": func() {
+		data, _ := os.ReadFile("/proc/self/status")
+		var fields []string
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && (k == "SigIgn" || k == "SigBlk") {
+				fields = append(fields, k+"="+strings.TrimSpace(v))
+			}
+		}
+		fmt.Println(strings.Join(fields, " "))
+		forever()
+	},
 	// renamers starts three descendants that no environment scan can
 	// find, each in a session of its own: one that wrote its title over
 	// its environment (setproctitle), one started with an empty
@@ -215,4 +249,12 @@ func forever() {
 	for {
 		time.Sleep(time.Hour)
 	}
+}
+
+// sigName is a signal's name, or "signal N" for a real-time one.
+func sigName(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return "signal " + strconv.Itoa(int(s))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 )
 
@@ -166,4 +168,133 @@ func TestInteractiveCommandReadsTerminal(t *testing.T) {
 	if !strings.Contains(out, "got-hello") || !strings.Contains(out, "RC=0") {
 		t.Errorf("%q; want the command to read hello from the terminal and exit 0", out)
 	}
+}
+
+// Every signal tini forwards reaches the command; so do those it leaves
+// alone (the synchronous ones, sent with kill), and none of them prints a
+// traceback.
+func TestRunForwardsEverySignal(t *testing.T) {
+	r := startTether(t, helperEnv("catchall"), "run", "--", os.Args[0])
+	if line := r.line(t); line != "ready" {
+		t.Fatalf("helper said %q, want ready", line)
+	}
+	sigs := []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2,
+		syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGWINCH, syscall.SIGXCPU, syscall.SIGXFSZ, syscall.SIGVTALRM,
+		syscall.SIGIO, syscall.SIGPWR, syscall.SIGSTKFLT, syscall.SIGSYS, syscall.SIGTRAP, syscall.SIGILL,
+		syscall.SIGABRT, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGSEGV, 35, 40, 64}
+	for _, sig := range sigs {
+		if err := r.cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := r.line(t), sigName(sig); got != want {
+			t.Errorf("sent %s to tether; the command got %q, want %s", want, got, want)
+		}
+	}
+	// 34, the C library's SIGRTMIN, which the Go runtime reserves and
+	// cannot catch: tether ignores it and lives on.
+	if err := r.cmd.Process.Signal(syscall.Signal(34)); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGUSR1)
+	if got := r.line(t); got != "SIGUSR1" {
+		t.Errorf("after signal 34, then USR1: the command got %q, want SIGUSR1 (tether alive)", got)
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	if code := r.wait(t); code != 0 {
+		t.Errorf("exit %d after TERM, want 0 (the command's own)", code)
+	}
+}
+
+// A signal ignored when tether starts (nohup) stays ignored in the command
+// and is not forwarded: HUP to tether under nohup ends nothing.
+func TestRunNohup(t *testing.T) {
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Skip("no nohup")
+	}
+	r := startProgram(t, nohup, helperEnv("sigstate"), tetherBin, "run", "--outlive-parent", "--", os.Args[0])
+	line := r.line(t)
+	var ign uint64
+	if _, err := fmt.Sscanf(strings.Fields(line)[1], "SigIgn=%x", &ign); err != nil || ign&1 == 0 {
+		t.Fatalf("command's masks %q; want SIGHUP ignored (bit 0 of SigIgn)", line)
+	}
+	// nohup execs tether, which keeps its PID.
+	if err := r.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-r.done:
+		t.Fatalf("tether under nohup exited (%d) on HUP; want it and its command running", r.code)
+	case <-time.After(300 * time.Millisecond): // a HUP acted on would end both by then
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	if code := r.wait(t); code != 143 {
+		t.Errorf("exit %d after TERM, want 143", code)
+	}
+}
+
+// When the command dies of a signal, tether dies of it too, after its
+// cleanup: the caller sees WIFSIGNALED, as Python's subprocess does.
+func TestRunDiesBySignal(t *testing.T) {
+	cmd := exec.Command(tetherBin, "run", "--", "/bin/sh", "-c", "kill -INT $$")
+	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	err := cmd.Run()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("tether of a command killed by SIGINT: %v (%v); want killed by SIGINT", err, ws)
+	}
+	if python, err := exec.LookPath("python3"); err == nil {
+		out, _ := exec.Command(python, "-c", `import subprocess,sys; print(subprocess.run([sys.argv[1],"run","--","sh","-c","kill -INT $$"]).returncode)`, tetherBin).Output()
+		if strings.TrimSpace(string(out)) != "-2" {
+			t.Errorf("python3 subprocess.run(tether run -- sh -c 'kill -INT $$').returncode = %q, want -2", out)
+		}
+	}
+}
+
+// The grace is one budget, counted from the first TERM: a command that
+// takes 1.5 s of a 2 s grace to exit leaves a TERM-ignoring grandchild
+// 0.5 s, not 2.
+func TestRunGraceIsOneBudget(t *testing.T) {
+	r := startTether(t, nil, "run", "--grace", "2s", "--", "/bin/sh", "-c",
+		`sh -c "trap '' TERM; echo ready; exec sleep 60" & trap 'sleep 1.5; exit 0' TERM; while :; do sleep 0.05; done`)
+	if line := r.line(t); line != "ready" {
+		t.Fatalf("command said %q, want ready", line)
+	}
+	start := time.Now()
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	r.wait(t)
+	// 2 s plus a margin for a loaded machine; counted twice it would be
+	// 3.5 s.
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("tether took %v after TERM to end the tree; want about the 2 s grace", took)
+	}
+}
+
+// Once the command has started, neither tether nor its watchdog keeps
+// the start directory (it could not be unmounted); the command starts
+// there.
+func TestRunLeavesStartDirectory(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(tetherBin, "run", "--", "/bin/sh", "-c", "pwd; cd /; exec sleep 60")
+	cmd.Dir = dir
+	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	out, w := pipe(t)
+	cmd.Stdout = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
+	if line := proctest.ReadLine(t, out); line != dir {
+		t.Errorf("the command started in %q, want %q", line, dir)
+	}
+	tpid := cmd.Process.Pid
+	proctest.Eventually(t, "tether and its watchdog out of the start directory", func() bool {
+		for _, pid := range append(proc.Host().Children(tpid), tpid) {
+			if cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); cwd == dir {
+				return false
+			}
+		}
+		return true
+	})
 }

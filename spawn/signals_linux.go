@@ -20,7 +20,19 @@ import (
 // signals the C library and the runtime reserve.
 var notForwarded = map[syscall.Signal]bool{
 	unix.SIGKILL: true, unix.SIGSTOP: true, unix.SIGCHLD: true,
-	unix.SIGURG: true, unix.SIGPROF: true, 32: true, 33: true,
+	unix.SIGURG: true, unix.SIGPROF: true, 32: true, 33: true, sigReserved: true,
+}
+
+// sigReserved is SIGRTMIN as the C library numbers it, which Go reserves
+// (musl's SIGSYNCCALL) and cannot catch: left to its default, it would
+// end tether. Once the command has started (which must not inherit the
+// change), tether ignores it; it is not forwarded.
+const sigReserved = syscall.Signal(34)
+
+func ignoreReserved() {
+	// struct sigaction with the handler SIG_IGN (1), no flags, no mask.
+	ign := [4]uint64{1}
+	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&ign)), 0, 8, 0, 0)
 }
 
 // inherited is what tether's caller left it: the signals it ignores and

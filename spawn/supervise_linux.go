@@ -118,6 +118,7 @@ func Supervise(cfg Config) (int, error) {
 	if err := r.start(path, attr); err != nil {
 		return 0, err
 	}
+	ignoreReserved()
 	status := r.loop()
 	if ws := r.status; ws.Signaled() && cfg.DieBySignal && os.Getpid() != 1 {
 		r.finish()
