@@ -170,8 +170,9 @@ func TestInteractiveCommandReadsTerminal(t *testing.T) {
 	}
 }
 
-// Every signal tini forwards reaches the command; so do those it leaves
-// alone (the synchronous ones, sent with kill), and none of them prints a
+// Every signal tini forwards reaches the command, but SIGPIPE, which
+// tether's own writes raise; so do those tini leaves alone (the
+// synchronous ones, sent with kill), and none of them prints a
 // traceback.
 func TestRunForwardsEverySignal(t *testing.T) {
 	r := startTether(t, helperEnv("catchall"), "run", "--", os.Args[0])
@@ -179,7 +180,7 @@ func TestRunForwardsEverySignal(t *testing.T) {
 		t.Fatalf("helper said %q, want ready", line)
 	}
 	sigs := []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2,
-		syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGWINCH, syscall.SIGXCPU, syscall.SIGXFSZ, syscall.SIGVTALRM,
+		syscall.SIGALRM, syscall.SIGWINCH, syscall.SIGXCPU, syscall.SIGXFSZ, syscall.SIGVTALRM,
 		syscall.SIGIO, syscall.SIGPWR, syscall.SIGSTKFLT, syscall.SIGSYS, syscall.SIGTRAP, syscall.SIGILL,
 		syscall.SIGABRT, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGSEGV, 35, 40, 64}
 	for _, sig := range sigs {
@@ -297,4 +298,57 @@ func TestRunLeavesStartDirectory(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// In the terminal's foreground but not leading its job (sh -c, a make
+// recipe), tether leaves its command in the caller's group: it can use
+// the terminal.
+func TestInteractiveNotLeaderUsesTerminal(t *testing.T) {
+	b := startBash(t)
+	b.typeLine(`sh -c 'tether run -- sh -c "stty -echo; stty echo; echo O""K"'; echo R""C=$?`)
+	out := b.expect("RC=")
+	if !strings.Contains(out, "OK") || !strings.Contains(out, "RC=0") {
+		t.Errorf("%q; want the command to set the terminal and finish", out)
+	}
+}
+
+// Ctrl-Z, bg, and the command ends in the background: the shell keeps
+// its terminal.
+func TestInteractiveBgThenExit(t *testing.T) {
+	b := startBash(t)
+	b.typeLine("tether run -- sleep 1")
+	time.Sleep(200 * time.Millisecond)
+	b.keys("\x1a")
+	b.expect("Stopped")
+	b.typeLine("bg")
+	time.Sleep(1500 * time.Millisecond) // the command ends in the background
+	b.typeLine("echo alive-$((1+2))")
+	b.expect("alive-3")
+}
+
+// A job started with & and brought to the foreground with fg gets the
+// terminal: cat reads what is typed.
+func TestInteractiveBackgroundThenFg(t *testing.T) {
+	b := startBash(t)
+	b.typeLine("tether run -- cat &")
+	time.Sleep(300 * time.Millisecond)
+	b.typeLine("fg")
+	time.Sleep(300 * time.Millisecond)
+	b.typeLine("typed-" + "line")
+	b.keys("\x04")
+	b.typeLine(`echo R""C=$?`)
+	out := b.expect("RC=")
+	if strings.Count(out, "typed-line") < 2 || !strings.Contains(out, "RC=0") {
+		t.Errorf("%q; want cat to echo typed-line back and exit 0", out)
+	}
+}
+
+// A command in the foreground that stops itself with SIGSTOP gives the
+// prompt back, as it would without tether.
+func TestInteractiveSIGSTOP(t *testing.T) {
+	b := startBash(t)
+	b.typeLine(`tether run -- sh -c 'kill -STOP $$; echo resumed-$((3*3))'`)
+	b.expect("Stopped")
+	b.typeLine("fg")
+	b.expect("resumed-9")
 }

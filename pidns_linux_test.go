@@ -142,3 +142,18 @@ func TestPIDNamespaceStrandedReclaimedFromHost(t *testing.T) {
 	}
 	proctest.Eventually(t, "the reclaimed command dead", func() bool { return deadOrZombie(pid) })
 }
+
+// In a new PID namespace whose /proc is still the enclosing one's, the
+// PIDs /proc shows are not those pidfd_open, kill and wait take: tether
+// refuses to run or reclaim there rather than signal by the wrong number.
+func TestPIDNamespaceWithoutItsProc(t *testing.T) {
+	unshare := needUnshare(t)
+	for _, args := range [][]string{{"run", "--", "true"}, {"reclaim", "--dry-run"}} {
+		cmd := exec.Command(unshare, append([]string{"--pid", "--fork", tetherBin}, args...)...)
+		cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 125 || !strings.Contains(string(out), "mount a /proc") {
+			t.Errorf("unshare --pid --fork tether %v: exit %d, %q; want 125, saying to mount a /proc", args, code, out)
+		}
+	}
+}

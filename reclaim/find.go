@@ -43,6 +43,10 @@ func find(f Filter) (found, error) {
 	if err := f.Validate(); err != nil {
 		return found{}, err
 	}
+	// What is found is signalled by the PIDs /proc shows.
+	if err := proc.Host().CheckOwn(); err != nil {
+		return found{}, err
+	}
 	f.Ports = unique(f.Ports)
 	var out found
 	var pids []int

@@ -30,11 +30,7 @@ func Exec(cfg Config) error {
 	ppid := os.Getppid()
 	if cfg.Supervisor.PID == 0 {
 		// A namespace's init has no visible parent; it supervises itself.
-		sup := os.Getpid()
-		if ppid > 0 {
-			sup = ppid
-		}
-		if cfg.Supervisor, err = supervisorOf(sup); err != nil {
+		if cfg.Supervisor, err = selfOrParent(ppid > 0); err != nil {
 			return &StartError{Status: 125, Err: err}
 		}
 	}

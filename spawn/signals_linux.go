@@ -19,7 +19,9 @@ import (
 // (SIGURG for preemption, SIGPROF for profiling), and the two real-time
 // signals the C library and the runtime reserve.
 var notForwarded = map[syscall.Signal]bool{
-	unix.SIGKILL: true, unix.SIGSTOP: true, unix.SIGCHLD: true,
+	// SIGPIPE too: tether's own writes (its trace, the watchdog's pipe)
+	// raise it, and it must not end the command.
+	unix.SIGKILL: true, unix.SIGSTOP: true, unix.SIGCHLD: true, unix.SIGPIPE: true,
 	unix.SIGURG: true, unix.SIGPROF: true, 32: true, 33: true, sigReserved: true,
 }
 
@@ -108,7 +110,14 @@ func dieBy(sig syscall.Signal) {
 	var dfl [4]uint64
 	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
 	var set unix.Sigset_t
-	set.Val[(sig-1)/64] |= 1 << ((uint(sig) - 1) % 64)
+	addSignal(&set, sig)
 	_ = unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil)
 	_ = unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
+}
+
+// addSignal adds sig to set, whatever the width of its words.
+func addSignal(set *unix.Sigset_t, sig syscall.Signal) {
+	bits := uint(unsafe.Sizeof(set.Val[0]) * 8)
+	n := uint(sig) - 1
+	set.Val[n/bits] |= 1 << (n % bits)
 }

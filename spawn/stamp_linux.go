@@ -39,7 +39,7 @@ func (c Config) resolve(command string) (Config, error) {
 		return c, err
 	}
 	if c.Supervisor.PID == 0 {
-		s, err := supervisorOf(os.Getpid())
+		s, err := selfOrParent(false)
 		if err != nil {
 			return c, err
 		}
@@ -48,13 +48,24 @@ func (c Config) resolve(command string) (Config, error) {
 	return c, nil
 }
 
-// supervisorOf names the live process pid for TETHER_SUPERVISOR.
-func supervisorOf(pid int) (probe.Supervisor, error) {
-	st, err := proc.Host().Stat(pid)
+// selfOrParent names this process, or its parent, for TETHER_SUPERVISOR:
+// its PID in this process's own namespace (getpid, getppid), and its
+// start time read through /proc/self, whose numbering may be another
+// namespace's (a new PID namespace with the old /proc still mounted).
+func selfOrParent(parent bool) (probe.Supervisor, error) {
+	fs := proc.Host()
+	self, err := fs.SelfStat()
 	if err != nil {
-		return probe.Supervisor{}, fmt.Errorf("read start time of supervisor %d: %w", pid, err)
+		return probe.Supervisor{}, fmt.Errorf("read own start time: %w", err)
 	}
-	return probe.Supervisor{PID: pid, StartTime: st.StartTime}, nil
+	if !parent {
+		return probe.Supervisor{PID: os.Getpid(), StartTime: self.StartTime}, nil
+	}
+	st, err := fs.Stat(self.PPID) // the parent, as /proc numbers it
+	if err != nil {
+		return probe.Supervisor{}, fmt.Errorf("read start time of parent %d: %w", os.Getppid(), err)
+	}
+	return probe.Supervisor{PID: os.Getppid(), StartTime: st.StartTime}, nil
 }
 
 // environ stamps env (the calling process's environment when nil).

@@ -57,8 +57,11 @@ type run struct {
 	// status is the command's wait status, once reaped.
 	status syscall.WaitStatus
 	done   bool
-	// tty is the terminal handed to the command, -1 when none.
-	tty int
+	// term is how the run stands to the terminal.
+	term terminal
+	// pending are signals taken off sigs while suspending, to be
+	// handled next.
+	pending []os.Signal
 	// watchdog starts beside the set-up; wd is set once it has.
 	watchdog func() error
 	wd       *watchdog
@@ -83,7 +86,7 @@ func Supervise(cfg Config) (int, error) {
 	if cfg.RunID == "" {
 		cfg.RunID = probe.NewRunID()
 	}
-	r := &run{cfg: cfg, sigs: make(chan os.Signal, 32), tty: -1}
+	r := &run{cfg: cfg, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
 	in := readInherited()
 	r.armWatchdog()
 	// Beside the rest of the set-up; done before the command starts.
@@ -113,7 +116,7 @@ func Supervise(cfg Config) (int, error) {
 	if err := r.watchdog(); err != nil {
 		return 0, &StartError{Status: 125, Err: err}
 	}
-	r.takeTerminal(attr)
+	r.setUpTerminal(attr)
 	<-warmed
 	if err := r.start(path, attr); err != nil {
 		return 0, err
@@ -199,6 +202,10 @@ func (r *run) stop() {
 // prepare resolves the command and the stamp, and lays out how the
 // child is started.
 func (r *run) prepare() (string, *syscall.ProcAttr, error) {
+	// The tree is walked and signalled by the PIDs /proc shows.
+	if err := proc.Host().CheckOwn(); err != nil {
+		return "", nil, &StartError{Status: 125, Err: err}
+	}
 	path, err := lookPath(r.cfg.Args[0])
 	if err != nil {
 		return "", nil, err
@@ -235,25 +242,6 @@ func followParent() error {
 		return nil
 	}
 	return runOnSpawner(func() error { return armParentDeath(ppid, syscall.SIGTERM) })
-}
-
-// takeTerminal hands the terminal to the command's group when tether
-// leads its own foreground job on it (typed at a shell prompt), so that
-// the command reads input and gets Ctrl-C itself. Otherwise (under make,
-// in a pipeline) the terminal stays with the caller's group, whose
-// Ctrl-C then reaches the caller as it would without tether, and tether
-// forwards what it gets.
-func (r *run) takeTerminal(attr *syscall.ProcAttr) {
-	in := or(r.cfg.Stdin, os.Stdin)
-	fd := int(in.Fd())
-	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	if err != nil || pgrp != unix.Getpgrp() || unix.Getpgrp() != os.Getpid() {
-		return
-	}
-	attr.Sys.Foreground = true
-	attr.Sys.Ctty = fd
-	r.tty = fd
-	trace.Printf("terminal on fd %d: handed to the command's group", fd)
 }
 
 // start forks the command from the spawner thread. It is reaped by
@@ -303,27 +291,33 @@ func (r *run) loop() int {
 	tick := time.NewTicker(recordEvery)
 	defer tick.Stop()
 	for r.reap(); !r.done; r.reap() {
-		select {
-		case sig := <-r.sigs:
-			switch sig {
-			case syscall.SIGCHLD:
+		var sig os.Signal
+		if len(r.pending) > 0 {
+			sig, r.pending = r.pending[0], r.pending[1:]
+		} else {
+			select {
+			case sig = <-r.sigs:
+			case <-kill:
+				trace.Printf("grace of %v after TERM over: KILL to the tree", r.cfg.Grace)
+				for _, m := range r.tree() {
+					_ = proc.Host().Signal(m, syscall.SIGKILL)
+				}
 				continue
-			case syscall.SIGCONT:
-				r.resume()
+			case <-tick.C:
+				r.record()
 				continue
 			}
+		}
+		switch sig {
+		case syscall.SIGCHLD:
+		case syscall.SIGCONT:
+			r.resume()
+		default:
 			r.forward(sig.(syscall.Signal))
 			if sig == syscall.SIGTERM && kill == nil {
 				r.termAt = time.Now()
 				kill = time.After(r.cfg.Grace)
 			}
-		case <-kill:
-			trace.Printf("grace of %v after TERM over: KILL to the tree", r.cfg.Grace)
-			for _, m := range r.tree() {
-				_ = proc.Host().Signal(m, syscall.SIGKILL)
-			}
-		case <-tick.C:
-			r.record()
 		}
 	}
 	r.cleanup()
@@ -334,6 +328,10 @@ func (r *run) loop() int {
 // forward passes sig to the command's process group. The group id is the
 // command's PID, which cannot be recycled while the command is unreaped.
 func (r *run) forward(sig syscall.Signal) {
+	if r.term.shared {
+		r.forwardShared(sig)
+		return
+	}
 	if err := unix.Kill(-r.child, sig); err != nil {
 		trace.Printf("forward %s to group %d: %v; to %d alone", unix.SignalName(sig), r.child, err, r.child)
 		_ = unix.Kill(r.child, sig)
@@ -356,7 +354,7 @@ func (r *run) reap() {
 			return
 		}
 		switch {
-		case ws.Stopped() && pid == r.child && stopSignal(ws.StopSignal()):
+		case ws.Stopped() && pid == r.child:
 			r.suspend(ws.StopSignal())
 		case ws.Stopped(), ws.Continued():
 		case pid == r.child:
@@ -371,32 +369,14 @@ func (r *run) reap() {
 			} else {
 				trace.Printf("command %d ended: exit status %d", pid, exitStatus(r.status))
 			}
-		case r.wd == nil || pid != r.wd.pid:
+		case r.wd != nil && pid == r.wd.pid:
+			// Dead early: its PID may be recycled, and is never
+			// signalled or waited for again.
+			r.wd.reaped = true
+		default:
 			trace.Printf("reaped orphan %d", pid)
 		}
 	}
-}
-
-// suspend stops tether as its command stopped (Ctrl-Z, a background
-// read of the terminal), so that the shell sees a stopped job and gets
-// its prompt back. It returns once tether is continued; resume then
-// continues the command.
-func (r *run) suspend(sig syscall.Signal) {
-	trace.Printf("command %d stopped by %s: stopping too", r.child, unix.SignalName(sig))
-	_ = unix.Kill(os.Getpid(), unix.SIGSTOP)
-}
-
-// resume continues the command when tether is continued (fg, bg, kill
-// -CONT): with the terminal when tether's group has it again (fg), and
-// without when it has not (bg).
-func (r *run) resume() {
-	if r.tty >= 0 {
-		if pgrp, err := unix.IoctlGetInt(r.tty, unix.TIOCGPGRP); err == nil && pgrp == unix.Getpgrp() {
-			_ = unix.IoctlSetPointerInt(r.tty, unix.TIOCSPGRP, r.child)
-			trace.Printf("terminal handed to the command's group again")
-		}
-	}
-	r.forward(syscall.SIGCONT)
 }
 
 // tree lists the live processes of the command's tree: tether's subtree
@@ -404,7 +384,7 @@ func (r *run) resume() {
 // everything its command starts, so no scan of every process is needed.
 func (r *run) tree() []proc.Member {
 	skip := 0
-	if r.wd != nil {
+	if r.wd != nil && !r.wd.reaped {
 		skip = r.wd.pid
 	}
 	return proc.Host().Subtree(os.Getpid(), skip)
@@ -450,15 +430,4 @@ func (r *run) waitChild(deadline time.Time) {
 			return
 		}
 	}
-}
-
-// restoreTerminal takes the terminal back for tether's own group, so
-// that the shell finds it as it left it.
-func (r *run) restoreTerminal() {
-	if r.tty < 0 {
-		return
-	}
-	signal.Ignore(syscall.SIGTTOU)
-	_ = unix.IoctlSetPointerInt(r.tty, unix.TIOCSPGRP, unix.Getpgrp())
-	trace.Printf("terminal handed back to group %d", unix.Getpgrp())
 }

@@ -29,6 +29,8 @@ type watchdog struct {
 	// the watchdog: "PID START" lines.
 	members *os.File
 	last    []byte
+	// reaped says the watchdog died early and was reaped already.
+	reaped bool
 }
 
 // watchScript is the watchdog while the supervisor lives: a shell, a
@@ -127,8 +129,6 @@ func (wd *watchdog) tell(line string) {
 // record writes the tree as it is now for the watchdog, which reads it
 // only if the supervisor dies: the members that no environment scan can
 // find (renamed, env-cleared) are ended from it, with their subtrees.
-// A SIGKILL between the two calls leaves a longer, older list, whose
-// stale lines fail their start-time check.
 func (wd *watchdog) record(ms []proc.Member) {
 	var b []byte
 	for _, m := range ms {
@@ -137,6 +137,9 @@ func (wd *watchdog) record(ms []proc.Member) {
 		b = strconv.AppendUint(b, m.StartTime, 10)
 		b = append(b, '\n')
 	}
+	// The reader stops here: what an older, longer list left behind a
+	// write cut short by SIGKILL is never read.
+	b = append(b, "end\n"...)
 	if bytes.Equal(b, wd.last) {
 		return
 	}
@@ -154,6 +157,9 @@ func (wd *watchdog) stop() {
 	wd.tell(string(watchdogDone))
 	wd.w.Close()
 	wd.members.Close()
+	if wd.reaped {
+		return
+	}
 	_ = unix.Kill(wd.pid, unix.SIGKILL)
 	var ws unix.WaitStatus
 	for {
@@ -200,6 +206,9 @@ func readMembers(f *os.File) []proc.Member {
 	}
 	var ms []proc.Member
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		if string(line) == "end" {
+			break
+		}
 		pid, start, ok := bytes.Cut(line, []byte{' '})
 		p, err1 := strconv.Atoi(string(pid))
 		s, err2 := strconv.ParseUint(string(start), 10, 64)

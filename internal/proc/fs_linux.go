@@ -188,3 +188,13 @@ func (fs FS) Executing(pid int) bool {
 	st, err := fs.Stat(pid)
 	return err == nil && !st.KernelThread() && !st.Zombie()
 }
+
+// SelfStat reads the caller's own stat file, whatever PID the table
+// gives it.
+func (fs FS) SelfStat() (Stat, error) {
+	data, err := os.ReadFile(fs.root + "/self/stat")
+	if err != nil {
+		return Stat{}, err
+	}
+	return ParseStat(data)
+}

@@ -139,8 +139,8 @@ func (fs FS) namespaceDepth(ns uint64, near int) int {
 // hidesProcesses reports whether this table may leave other users'
 // processes out of its listing (mounted with hidepid) for the caller.
 func (fs FS) hidesProcesses() bool {
-	if os.Geteuid() == 0 {
-		return false
+	if canTrace() {
+		return false // CAP_SYS_PTRACE sees through hidepid
 	}
 	data, err := os.ReadFile(fs.root + "/self/mountinfo")
 	if err != nil {
@@ -159,6 +159,40 @@ func (fs FS) hidesProcesses() bool {
 			if v, ok := strings.CutPrefix(opt, "hidepid="); ok && v != "0" && v != "off" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// CheckOwn fails when this table numbers processes in a PID namespace
+// that encloses the caller's (a new namespace with the old /proc still
+// mounted): a PID read there names another process than the same number
+// in a pidfd_open, a kill or a wait, and nothing may be signalled on it.
+func (fs FS) CheckOwn() error {
+	data, err := os.ReadFile(fs.root + "/self/status")
+	if err != nil {
+		return fmt.Errorf("read %s/self/status: %w", fs.root, err)
+	}
+	st, err := ParseStatus(data)
+	if err != nil {
+		return err
+	}
+	if len(st.NSpid) > 1 {
+		return fmt.Errorf("%s numbers processes in an enclosing PID namespace, not this one (PID %d here is %d there): mount a /proc for this namespace (unshare --mount-proc)", fs.root, st.NSpid[len(st.NSpid)-1], st.NSpid[0])
+	}
+	return nil
+}
+
+// canTrace reports whether the caller has CAP_SYS_PTRACE in effect.
+func canTrace() bool {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			caps, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && caps&(1<<unix.CAP_SYS_PTRACE) != 0
 		}
 	}
 	return false

@@ -14,21 +14,33 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
 
-// Var is the environment variable that turns tracing on: "1" enables it.
-// It is inherited, so a watchdog or a nested tether traces too.
+// Var is the environment variable that turns tracing on: 1 (or true, yes,
+// on) enables it. It is inherited, so a watchdog or a nested tether
+// traces too.
 const Var = "TETHER_DEBUG"
 
 var (
 	mu  sync.Mutex
-	out io.Writer
 	on  atomic.Bool
+	out io.Writer
 )
 
-func init() { on.Store(os.Getenv(Var) == "1") }
+func init() { on.Store(enabled(os.Getenv(Var))) }
+
+// enabled reads the variable as a shell user would write it: 1, true,
+// yes or on.
+func enabled(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
 
 // Enable turns tracing on for this process and the processes it starts
 // from now on.
@@ -41,14 +53,6 @@ func Enable() {
 // expensive line.
 func On() bool { return on.Load() }
 
-// SetOutput sends trace lines to w instead of standard error, for a
-// process whose standard error is not its caller's (the watchdog).
-func SetOutput(w io.Writer) {
-	mu.Lock()
-	out = w
-	mu.Unlock()
-}
-
 // Printf writes one line when tracing is on.
 func Printf(format string, args ...any) {
 	if !on.Load() {
@@ -57,9 +61,8 @@ func Printf(format string, args ...any) {
 	line := "tether[" + strconv.Itoa(os.Getpid()) + "]: " + fmt.Sprintf(format, args...) + "\n"
 	mu.Lock()
 	defer mu.Unlock()
-	w := out
-	if w == nil {
-		w = os.Stderr
+	if out == nil {
+		out = stderrCopy()
 	}
-	_, _ = io.WriteString(w, line)
+	_, _ = io.WriteString(out, line)
 }

@@ -1,0 +1,143 @@
+package spawn
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// terminal is how a run stands to the terminal on its standard input.
+// Typed at a shell prompt, tether leads its own job: the command's group
+// is given the terminal (handed). In the terminal's foreground but in
+// its caller's group (a make recipe, sh -c), the command stays in that
+// group (shared), so that it reads the terminal and the caller gets the
+// terminal's Ctrl-C as it would without tether. Otherwise (no terminal,
+// a background job) the command has a group of its own and nothing else
+// changes.
+type terminal struct {
+	fd     int // standard input, when it is a terminal; -1 when not
+	handed bool
+	shared bool
+}
+
+// setUpTerminal decides, before the command starts, where it stands.
+func (r *run) setUpTerminal(attr *syscall.ProcAttr) {
+	fd := int(or(r.cfg.Stdin, os.Stdin).Fd())
+	fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	if err != nil {
+		return
+	}
+	r.term.fd = fd
+	switch {
+	case fg != unix.Getpgrp():
+	case unix.Getpgrp() == os.Getpid():
+		attr.Sys.Foreground = true
+		attr.Sys.Ctty = fd
+		r.term.handed = true
+		trace.Printf("terminal on fd %d: handed to the command's group", fd)
+	default:
+		attr.Sys.Setpgid = false
+		r.term.shared = true
+		trace.Printf("terminal on fd %d: the command stays in the caller's foreground group %d", fd, fg)
+	}
+}
+
+// terminalSignal reports whether the terminal sends sig to its whole
+// foreground group: Ctrl-C, Ctrl-\, Ctrl-Z, a resize, a hang-up.
+func terminalSignal(sig syscall.Signal) bool {
+	switch sig {
+	case unix.SIGINT, unix.SIGQUIT, unix.SIGTSTP, unix.SIGWINCH, unix.SIGHUP:
+		return true
+	}
+	return false
+}
+
+// forwardShared passes sig on to a command in its caller's group: to it
+// alone (the group is the caller's, never tether's to signal), and not
+// the terminal's own signals, which reached it with the rest of the group.
+func (r *run) forwardShared(sig syscall.Signal) {
+	if terminalSignal(sig) {
+		trace.Printf("%s not forwarded: the terminal sends it to the command's group, the caller's", unix.SignalName(sig))
+		return
+	}
+	_ = unix.Kill(r.child, sig)
+	trace.Printf("forwarded %s to %d", unix.SignalName(sig), r.child)
+}
+
+// setForeground gives the terminal to group pgid with SIGTTOU blocked on
+// this thread, as shells do: caught, it would have the call restarted
+// again and again from the background.
+func (r *run) setForeground(pgid int) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var set, old unix.Sigset_t
+	addSignal(&set, unix.SIGTTOU)
+	_ = unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old)
+	_ = unix.IoctlSetPointerInt(r.term.fd, unix.TIOCSPGRP, pgid)
+	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+}
+
+// restoreTerminal takes the terminal back for tether's own group when
+// the command's group still has it, so that the shell finds it as it
+// left it; a terminal someone else has by now (tether went to the
+// background) is left alone.
+func (r *run) restoreTerminal() {
+	if !r.term.handed {
+		return
+	}
+	if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); err != nil || fg != r.child {
+		return
+	}
+	r.setForeground(unix.Getpgrp())
+	trace.Printf("terminal handed back to group %d", unix.Getpgrp())
+}
+
+// suspend stops tether as its command stopped (Ctrl-Z, a background read
+// of the terminal, a SIGSTOP in the terminal's foreground), so that the
+// shell sees a stopped job and gets its prompt back. It returns once
+// tether is continued; resume then continues the command. A namespace's
+// init cannot stop: there it continues the command instead.
+func (r *run) suspend(sig syscall.Signal) {
+	if !stopSignal(sig) && !(r.term.handed || r.term.shared) {
+		return // a SIGSTOP from elsewhere: not the terminal's business
+	}
+	if os.Getpid() == 1 || os.Getppid() == 0 {
+		trace.Printf("command %d stopped by %s; as init tether cannot stop: continuing it", r.child, unix.SignalName(sig))
+		_ = unix.Kill(r.child, unix.SIGCONT)
+		return
+	}
+	// A CONT that came meanwhile would be lost to the SIGSTOP below.
+	for {
+		select {
+		case s := <-r.sigs:
+			if s == syscall.SIGCONT {
+				r.resume()
+				return
+			}
+			r.pending = append(r.pending, s)
+			continue
+		default:
+		}
+		break
+	}
+	trace.Printf("command %d stopped by %s: stopping too", r.child, unix.SignalName(sig))
+	_ = unix.Kill(os.Getpid(), unix.SIGSTOP)
+}
+
+// resume continues the command when tether is continued (fg, bg, kill
+// -CONT). When tether leads its job and has the terminal again (fg, also
+// of a job started with &), the command's group is given it first.
+func (r *run) resume() {
+	if r.term.fd >= 0 && !r.term.shared && unix.Getpgrp() == os.Getpid() {
+		if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); err == nil && fg == unix.Getpgrp() {
+			r.setForeground(r.child)
+			r.term.handed = true
+			trace.Printf("terminal handed to the command's group")
+		}
+	}
+	r.forward(syscall.SIGCONT)
+}
