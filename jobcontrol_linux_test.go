@@ -352,3 +352,18 @@ func TestInteractiveSIGSTOP(t *testing.T) {
 	b.typeLine("fg")
 	b.expect("resumed-9")
 }
+
+// A pipeline with tether in it stops whole on Ctrl-Z and goes on with fg,
+// and its other members keep the terminal: tether leaves its command in
+// the job's group.
+func TestInteractivePipeline(t *testing.T) {
+	b := startBash(t)
+	b.typeLine(`tether run -- sh -c 'sleep 1; echo first-$((2*2))' | sh -c 'cat; read l </dev/tty; echo read-"$l"'`)
+	time.Sleep(200 * time.Millisecond)
+	b.keys("\x1a")
+	b.expect("Stopped")
+	b.typeLine("fg")
+	b.expect("first-4")
+	b.typeLine("typed")
+	b.expect("read-typed")
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -47,6 +48,11 @@ func main() {
 
 // runMain runs the command line args and returns the exit status.
 func runMain(args []string, stdout, stderr io.Writer) int {
+	// "tether run --help -- sleep 1" is help for run, whatever follows:
+	// urfave/cli would look for a help topic named sleep.
+	if len(args) > 3 && (args[2] == "--help" || args[2] == "-h") && !strings.HasPrefix(args[1], "-") {
+		args = args[:3]
+	}
 	out := &checkedWriter{w: stdout}
 	app := newApp(out, stderr)
 	code := exitStatus(app.Run(args), stderr)
@@ -150,7 +156,25 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
 		name += " " + c.Command.Name
 	}
-	return usagef("%s: %v", name, err)
+	return usagef("%s: %s", name, plainUsage(err.Error()))
+}
+
+// badValue is urfave/cli's message for a flag value that does not parse.
+var badValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([a-z-]+): .*$`)
+
+// plainUsage says urfave/cli's parse errors as tether's own: flags with
+// their two dashes, and what a duration looks like.
+func plainUsage(msg string) string {
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		if m[2] == "grace" {
+			return fmt.Sprintf("--grace: invalid duration %q (want a number and a unit: 5s, 500ms, 1m)", m[1])
+		}
+		return fmt.Sprintf("--%s: invalid value %q", m[2], m[1])
+	}
+	if flag, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Sprintf("unknown flag --%s", strings.TrimPrefix(flag, "-"))
+	}
+	return msg
 }
 
 // exitStatus prints err, if any, as one line on stderr and returns the

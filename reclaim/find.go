@@ -104,7 +104,7 @@ func scan(f Filter) []int {
 	}
 	// Each one in the middle of an execve may be one of them:
 	// probe.Check waits it out.
-	trace.Printf("scan for %q: %d match, %d in the middle of an execve", f.Markers.Entries(f.Name), len(ms), len(executing))
+	trace.Printf("scan for %q: %d matched, %d in the middle of an execve", f.Markers.Entries(f.Name), len(ms), len(executing))
 	return append(pids, executing...)
 }
 

@@ -257,7 +257,11 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 		return &StartError{Status: execStatus(err), Err: fmt.Errorf("exec %s: %w", path, err)}
 	}
 	r.child = pid
-	trace.Printf("started %s as %d in its own group (run %s, name %s)", path, pid, r.cfg.RunID, r.cfg.Name)
+	where := "in its own group"
+	if r.term.shared {
+		where = "in the caller's group"
+	}
+	trace.Printf("started %s as %d %s (run %s, name %s)", path, pid, where, r.cfg.RunID, r.cfg.Name)
 	if r.cfg.LeaveDir {
 		_ = os.Chdir("/")
 	}

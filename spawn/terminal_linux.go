@@ -10,31 +10,44 @@ import (
 	"github.com/tetherproc/tether/internal/trace"
 )
 
-// terminal is how a run stands to the terminal on its standard input.
-// Typed at a shell prompt, tether leads its own job: the command's group
-// is given the terminal (handed). In the terminal's foreground but in
-// its caller's group (a make recipe, sh -c), the command stays in that
-// group (shared), so that it reads the terminal and the caller gets the
-// terminal's Ctrl-C as it would without tether. Otherwise (no terminal,
-// a background job) the command has a group of its own and nothing else
-// changes.
+// terminal is how a run stands to its terminal (the first of standard
+// input, output and error that is one). Typed alone at a shell prompt,
+// tether leads its own job: the command's group is given the terminal
+// (handed). In the terminal's foreground as one member of a job (a make
+// recipe, sh -c, a pipeline), the command stays in the job's group
+// (shared), so that it and the other members use the terminal, stop on
+// Ctrl-Z and end on Ctrl-C together, as they would without tether.
+// Otherwise (no terminal, a background job) the command has a group of
+// its own and nothing else changes.
 type terminal struct {
-	fd     int // standard input, when it is a terminal; -1 when not
+	fd     int  // the terminal; -1 when none
+	alone  bool // tether leads its job, and all of its standard files are the terminal
 	handed bool
 	shared bool
 }
 
 // setUpTerminal decides, before the command starts, where it stands.
 func (r *run) setUpTerminal(attr *syscall.ProcAttr) {
-	fd := int(or(r.cfg.Stdin, os.Stdin).Fd())
-	fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	if err != nil {
+	std := []*os.File{or(r.cfg.Stdin, os.Stdin), or(r.cfg.Stdout, os.Stdout), or(r.cfg.Stderr, os.Stderr)}
+	fg, fd, ttys := -1, -1, 0
+	for _, f := range std {
+		if g, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCGPGRP); err == nil {
+			if fd < 0 {
+				fg, fd = g, int(f.Fd())
+			}
+			ttys++
+		}
+	}
+	if fd < 0 {
 		return
 	}
 	r.term.fd = fd
+	// Alone in its job: leads its group, and both reads and writes the
+	// terminal (in a pipeline one end is a pipe).
+	r.term.alone = unix.Getpgrp() == os.Getpid() && ttys == len(std)
 	switch {
 	case fg != unix.Getpgrp():
-	case unix.Getpgrp() == os.Getpid():
+	case r.term.alone:
 		attr.Sys.Foreground = true
 		attr.Sys.Ctty = fd
 		r.term.handed = true
@@ -132,7 +145,7 @@ func (r *run) suspend(sig syscall.Signal) {
 // -CONT). When tether leads its job and has the terminal again (fg, also
 // of a job started with &), the command's group is given it first.
 func (r *run) resume() {
-	if r.term.fd >= 0 && !r.term.shared && unix.Getpgrp() == os.Getpid() {
+	if r.term.fd >= 0 && !r.term.shared && r.term.alone {
 		if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); err == nil && fg == unix.Getpgrp() {
 			r.setForeground(r.child)
 			r.term.handed = true
