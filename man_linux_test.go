@@ -17,9 +17,6 @@ func manPage(t *testing.T) string {
 	t.Helper()
 	app := newApp(io.Discard, io.Discard)
 	app.Version = "" // the page is the same whatever commit built it
-	app.Description = "tether starts a command tied to its caller's life, stamped with markers in its environment " +
-		"so that it can be recognised later, and reclaims the processes that escaped. " +
-		"Exit statuses: see each command; 125 is tether's own failure or bad usage."
 	page, err := app.ToManWithSection(1)
 	if err != nil {
 		t.Fatal(err)
