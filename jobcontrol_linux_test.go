@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -175,34 +176,89 @@ func TestInteractiveCommandReadsTerminal(t *testing.T) {
 // synchronous ones, sent with kill), and none of them prints a
 // traceback.
 func TestRunForwardsEverySignal(t *testing.T) {
-	r := startTether(t, helperEnv("catchall"), "run", "--", os.Args[0])
-	if line := r.line(t); line != "ready" {
-		t.Fatalf("helper said %q, want ready", line)
+	cmd := exec.Command(tetherBin, "run", "--", os.Args[0])
+	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), append(helperEnv("catchall"), "TETHER_DEBUG=1")...)
+	outR, outW := pipe(t)
+	errR, errW := pipe(t)
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
+	outW.Close()
+	errW.Close()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	// The trace says when the rarely sent signals are caught too.
+	traced := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(errR)
+		for sc.Scan() {
+			traced <- sc.Text()
+		}
+		close(traced)
+	}()
+	out := bufio.NewReader(outR)
+	line := func() string {
+		l, err := readLineTimeout(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if l := line(); l != "ready" {
+		t.Fatalf("helper said %q, want ready", l)
+	}
+	for l := range traced {
+		wantNoTraceback(t, "tether", l)
+		if strings.Contains(l, "rarely sent signals are caught") {
+			break
+		}
+	}
+	go func() {
+		for range traced { // until tether's stderr closes
+		}
+	}()
 	sigs := []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2,
 		syscall.SIGALRM, syscall.SIGWINCH, syscall.SIGXCPU, syscall.SIGXFSZ, syscall.SIGVTALRM,
 		syscall.SIGIO, syscall.SIGPWR, syscall.SIGSTKFLT, syscall.SIGSYS, syscall.SIGTRAP, syscall.SIGILL,
 		syscall.SIGABRT, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGSEGV, 35, 40, 64}
 	for _, sig := range sigs {
-		if err := r.cmd.Process.Signal(sig); err != nil {
+		if err := cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := r.line(t), sigName(sig); got != want {
+		if got, want := line(), sigName(sig); got != want {
 			t.Errorf("sent %s to tether; the command got %q, want %s", want, got, want)
 		}
 	}
 	// 34, the C library's SIGRTMIN, which the Go runtime reserves and
 	// cannot catch: tether ignores it and lives on.
-	if err := r.cmd.Process.Signal(syscall.Signal(34)); err != nil {
+	if err := cmd.Process.Signal(syscall.Signal(34)); err != nil {
 		t.Fatal(err)
 	}
-	_ = r.cmd.Process.Signal(syscall.SIGUSR1)
-	if got := r.line(t); got != "SIGUSR1" {
+	_ = cmd.Process.Signal(syscall.SIGUSR1)
+	if got := line(); got != "SIGUSR1" {
 		t.Errorf("after signal 34, then USR1: the command got %q, want SIGUSR1 (tether alive)", got)
 	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	if code := r.wait(t); code != 0 {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	<-done
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit %d after TERM, want 0 (the command's own)", code)
+	}
+}
+
+// readLineTimeout reads one line, or fails after a generous deadline.
+func readLineTimeout(r *bufio.Reader) (string, error) {
+	ch := make(chan string, 1)
+	go func() {
+		l, _ := r.ReadString('\n')
+		ch <- strings.TrimSpace(l)
+	}()
+	select {
+	case l := <-ch:
+		return l, nil
+	case <-time.After(10 * time.Second):
+		return "", fmt.Errorf("no line within 10s, want one")
 	}
 }
 

@@ -76,18 +76,32 @@ func readInherited() inherited {
 
 func bit(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
 
+// commonSignals are caught before the command starts: those a terminal,
+// a shell or a process manager sends a job, and those that, uncaught,
+// would end tether (the synchronous ones, sent with kill). The rest,
+// which Go's runtime drops while uncaught, are caught a moment later.
+var commonSignals = map[syscall.Signal]bool{
+	unix.SIGHUP: true, unix.SIGINT: true, unix.SIGQUIT: true, unix.SIGTERM: true,
+	unix.SIGUSR1: true, unix.SIGUSR2: true, unix.SIGWINCH: true, unix.SIGALRM: true,
+	unix.SIGCONT: true, unix.SIGTSTP: true, unix.SIGTTIN: true, unix.SIGTTOU: true,
+	unix.SIGSYS: true, unix.SIGTRAP: true, unix.SIGILL: true, unix.SIGABRT: true,
+	unix.SIGBUS: true, unix.SIGFPE: true, unix.SIGSEGV: true,
+}
+
 // toForward are the signals Supervise catches to pass on to the command's
 // group: every one it can, as dumb-init does, but those its caller left
-// ignored or blocked.
-func (in inherited) toForward() []os.Signal {
-	var sigs []os.Signal
+// ignored or blocked; the common ones first, then the rest.
+func (in inherited) toForward() (common, rare []os.Signal) {
 	for s := syscall.Signal(1); s <= 64; s++ {
-		if notForwarded[s] || (in.ignored|in.blocked)&bit(s) != 0 {
-			continue
+		switch {
+		case notForwarded[s] || (in.ignored|in.blocked)&bit(s) != 0:
+		case commonSignals[s]:
+			common = append(common, s)
+		default:
+			rare = append(rare, s)
 		}
-		sigs = append(sigs, s)
 	}
-	return sigs
+	return common, rare
 }
 
 // stopSignal reports whether sig stops a process by default: the job
