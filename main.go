@@ -108,6 +108,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			checkCommand(),
 			reclaimCommand(),
 			psCommand(),
+			doctorCommand(),
 			completionCommand(),
 		},
 		// Completion asks tether itself for candidates; see completion.go.

@@ -3,7 +3,7 @@
 
 function __fish_tether_no_subcommand --description 'Test if there has been any subcommand yet'
     for i in (commandline -opc)
-        if contains -- $i run check reclaim ps completion help h
+        if contains -- $i run check reclaim ps doctor completion help h
             return 1
         end
     end
@@ -53,6 +53,9 @@ complete -c tether -n '__fish_seen_subcommand_from ps' -f -l any-user -d 'includ
 complete -c tether -n '__fish_seen_subcommand_from ps' -f -l json -d 'print JSON'
 complete -c tether -n '__fish_seen_subcommand_from ps' -f -l marker-var -r -d 'the marker variable, which must hold `KEY`=1'
 complete -c tether -n '__fish_seen_subcommand_from ps' -f -l name-var -r -d 'the variable that holds the name (`KEY`)'
+complete -c tether -n '__fish_seen_subcommand_from doctor' -f -l help -s h -d 'show help'
+complete -r -c tether -n '__fish_tether_no_subcommand' -a 'doctor' -d 'say what this machine lets tether do for you: each kernel feature it relies on, tried'
+complete -c tether -n '__fish_seen_subcommand_from doctor' -f -l json -d 'print JSON'
 complete -c tether -n '__fish_seen_subcommand_from completion' -f -l help -s h -d 'show help'
 complete -r -c tether -n '__fish_tether_no_subcommand' -a 'completion' -d 'print the shell completion script for SHELL: bash, fish, powershell, zsh'
 complete -c tether -n '__fish_seen_subcommand_from completion' -f -l help -s h -d 'show help'
