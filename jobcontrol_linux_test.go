@@ -423,3 +423,16 @@ func TestInteractivePipeline(t *testing.T) {
 	b.typeLine("typed")
 	b.expect("read-typed")
 }
+
+// A job of several members started with & can be brought to the
+// foreground and read the terminal: tether's command is in the job's
+// group, which fg moves whole.
+func TestInteractiveBackgroundPipelineThenFg(t *testing.T) {
+	b := startBash(t)
+	b.typeLine(`tether run -- sh -c 'read l; echo got-"$l" >&2' >/dev/null &`)
+	time.Sleep(300 * time.Millisecond)
+	b.typeLine("fg")
+	time.Sleep(300 * time.Millisecond)
+	b.typeLine("typed")
+	b.expect("got-typed")
+}

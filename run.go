@@ -14,7 +14,7 @@ import (
 func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
-		Usage:     "run COMMAND tied to tether's life, stamped, in its own process group",
+		Usage:     "run COMMAND tied to tether's life, stamped, in a process group of its own (or its job's)",
 		ArgsUsage: "-- COMMAND [ARG...]",
 		Description: "Exit status: COMMAND's own; 128+N when it died of signal N; 125 tether failed\n" +
 			"(bad usage, spawn failure); 126 COMMAND not executable; 127 COMMAND not found.",

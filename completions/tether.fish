@@ -16,7 +16,7 @@ complete -c tether -n '__fish_tether_no_subcommand' -f -l version -s v -d 'print
 complete -c tether -n '__fish_tether_no_subcommand' -f -l help -s h -d 'show help'
 complete -c tether -n '__fish_tether_no_subcommand' -f -l version -s v -d 'print the version'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l help -s h -d 'show help'
-complete -r -c tether -n '__fish_tether_no_subcommand' -a 'run' -d 'run COMMAND tied to tether\'s life, stamped, in its own process group'
+complete -r -c tether -n '__fish_tether_no_subcommand' -a 'run' -d 'run COMMAND tied to tether\'s life, stamped, in a process group of its own (or its job\'s)'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l name -r -d 'stamp the name `NAME` (default: the command\'s base name)'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l signal -r -d 'the parent-death `SIGNAL` the command gets when tether dies'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l grace -r -d 'how long the tree gets between TERM and KILL at cleanup'

@@ -85,7 +85,7 @@ var commonSignals = map[syscall.Signal]bool{
 	unix.SIGUSR1: true, unix.SIGUSR2: true, unix.SIGWINCH: true, unix.SIGALRM: true,
 	unix.SIGCONT: true, unix.SIGTSTP: true, unix.SIGTTIN: true, unix.SIGTTOU: true,
 	unix.SIGSYS: true, unix.SIGTRAP: true, unix.SIGILL: true, unix.SIGABRT: true,
-	unix.SIGBUS: true, unix.SIGFPE: true, unix.SIGSEGV: true,
+	unix.SIGBUS: true, unix.SIGFPE: true, unix.SIGSEGV: true, unix.SIGSTKFLT: true,
 }
 
 // toForward are the signals Supervise catches to pass on to the command's

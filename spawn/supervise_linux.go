@@ -72,8 +72,9 @@ type run struct {
 	finished sync.Once
 	// rareMu orders the late registration of the rarely sent signals
 	// before the end of all registration (stopped).
-	rareMu  sync.Mutex
-	stopped bool
+	rareMu    sync.Mutex
+	stopped   bool
+	rareTimer *time.Timer
 }
 
 // Supervise runs cfg.Args as tether run does and returns its exit status:
@@ -131,7 +132,7 @@ func Supervise(cfg Config) (int, error) {
 	// thread (some 25 µs, 1.3 ms for them all): the rare ones are
 	// registered once the command has run for a moment, and not at all
 	// for one that is over by then (a make recipe's true).
-	time.AfterFunc(10*time.Millisecond, func() {
+	r.rareTimer = time.AfterFunc(10*time.Millisecond, func() {
 		r.rareMu.Lock()
 		defer r.rareMu.Unlock()
 		if !r.stopped {
@@ -212,6 +213,9 @@ func (r *run) stop() {
 	r.rareMu.Lock()
 	r.stopped = true
 	r.rareMu.Unlock()
+	if r.rareTimer != nil {
+		r.rareTimer.Stop()
+	}
 	go signal.Stop(r.sigs)
 	_ = r.watchdog()
 	if r.wd != nil {

@@ -38,7 +38,9 @@ func (r *run) setUpTerminal(attr *syscall.ProcAttr) {
 			ttys++
 		}
 	}
-	if fd < 0 {
+	if fd < 0 || fg == 0 || unix.Getpgrp() == 0 {
+		// No terminal, or one whose groups lie outside this PID
+		// namespace (0): nothing to hand over or share.
 		return
 	}
 	r.term.fd = fd
@@ -46,16 +48,20 @@ func (r *run) setUpTerminal(attr *syscall.ProcAttr) {
 	// terminal (in a pipeline one end is a pipe).
 	r.term.alone = unix.Getpgrp() == os.Getpid() && ttys == len(std)
 	switch {
-	case fg != unix.Getpgrp():
-	case r.term.alone:
+	case r.term.alone && fg == unix.Getpgrp():
 		attr.Sys.Foreground = true
 		attr.Sys.Ctty = fd
 		r.term.handed = true
 		trace.Printf("terminal on fd %d: handed to the command's group", fd)
+	case r.term.alone:
+		// A job of its own in the background: the command gets the
+		// terminal when the job is brought to the foreground (resume).
 	default:
+		// One member of a job, in the foreground or not: the command
+		// stays in the job's group, which fg and bg move whole.
 		attr.Sys.Setpgid = false
 		r.term.shared = true
-		trace.Printf("terminal on fd %d: the command stays in the caller's foreground group %d", fd, fg)
+		trace.Printf("terminal on fd %d: the command stays in its job's group %d", fd, unix.Getpgrp())
 	}
 }
 
@@ -63,18 +69,21 @@ func (r *run) setUpTerminal(attr *syscall.ProcAttr) {
 // foreground group: Ctrl-C, Ctrl-\, Ctrl-Z, a resize, a hang-up.
 func terminalSignal(sig syscall.Signal) bool {
 	switch sig {
-	case unix.SIGINT, unix.SIGQUIT, unix.SIGTSTP, unix.SIGWINCH, unix.SIGHUP:
+	case unix.SIGINT, unix.SIGQUIT, unix.SIGTSTP, unix.SIGWINCH, unix.SIGHUP, unix.SIGTTIN, unix.SIGTTOU:
 		return true
 	}
 	return false
 }
 
-// forwardShared passes sig on to a command in its caller's group: to it
+// forwardShared passes sig on to a command in its job's group: to it
 // alone (the group is the caller's, never tether's to signal), and not
-// the terminal's own signals, which reached it with the rest of the group.
+// one of the terminal's own signals while the job is in the foreground:
+// those reached it with the rest of the group. (Who sent a signal is not
+// known to a Go program: sent to tether alone, one of those is then not
+// passed on.)
 func (r *run) forwardShared(sig syscall.Signal) {
-	if terminalSignal(sig) {
-		trace.Printf("%s not forwarded: the terminal sends it to the command's group, the caller's", unix.SignalName(sig))
+	if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); terminalSignal(sig) && err == nil && fg == unix.Getpgrp() {
+		trace.Printf("%s not forwarded: the terminal sends it to the command's group too", unix.SignalName(sig))
 		return
 	}
 	_ = unix.Kill(r.child, sig)
@@ -119,8 +128,13 @@ func (r *run) suspend(sig syscall.Signal) {
 		return // a SIGSTOP from elsewhere: not the terminal's business
 	}
 	if os.Getpid() == 1 || os.Getppid() == 0 {
-		trace.Printf("command %d stopped by %s; as init tether cannot stop: continuing it", r.child, unix.SignalName(sig))
-		_ = unix.Kill(r.child, unix.SIGCONT)
+		// As init tether cannot stop. A Ctrl-Z would leave the
+		// command stopped for good: continue it. A background read
+		// of the terminal would only stop it again: leave it.
+		if sig == unix.SIGTSTP || sig == unix.SIGSTOP {
+			trace.Printf("command %d stopped by %s; as init tether cannot stop: continuing it", r.child, unix.SignalName(sig))
+			_ = unix.Kill(r.child, unix.SIGCONT)
+		}
 		return
 	}
 	// A CONT that came meanwhile would be lost to the SIGSTOP below.
