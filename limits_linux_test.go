@@ -26,39 +26,12 @@ func asNobody(t *testing.T, headroom int, args ...string) (*exec.Cmd, int) {
 	if err != nil {
 		t.Skip("no prlimit(1)")
 	}
-	limit := processesOf(65534) + headroom
+	limit := proc.Host().Threads(65534) + headroom
 	cmd := exec.Command(prlimit, append([]string{"--nproc=" + strconv.Itoa(limit), tetherBin}, args...)...)
 	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	cmd.Dir = os.TempDir()
 	return cmd, limit
-}
-
-// processesOf counts the processes (threads too: the limit counts them)
-// of uid.
-func processesOf(uid int) int {
-	n := 0
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		data, err := os.ReadFile("/proc/" + e.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		mine, threads := false, 1
-		for _, line := range strings.Split(string(data), "\n") {
-			f := strings.Fields(line)
-			switch {
-			case len(f) > 1 && f[0] == "Uid:":
-				mine = f[1] == strconv.Itoa(uid)
-			case len(f) > 1 && f[0] == "Threads:":
-				threads, _ = strconv.Atoi(f[1])
-			}
-		}
-		if mine {
-			n += threads
-		}
-	}
-	return n
 }
 
 // wantNoTraceback fails t if a Go traceback or runtime error reached the
@@ -108,7 +81,7 @@ func runForkStorm(t *testing.T, trials int) {
 				return true
 			default:
 			}
-			return processesOf(65534) >= limit-2
+			return proc.Host().Threads(65534) >= limit-2
 		})
 		if exited {
 			t.Fatalf("trial %d: tether exited before TERM: %v; stderr %q", i, err, stderr.String())

@@ -3,12 +3,13 @@ package doctor
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // Check tries each feature, in the order tether meets them.
@@ -65,13 +66,11 @@ func subreaper() Finding {
 func cgroup2() Finding {
 	f := Finding{Name: "cgroup v2"}
 	mount := ""
-	data, _ := os.ReadFile("/proc/self/mountinfo")
-	for _, line := range strings.Split(string(data), "\n") {
-		if _, super, ok := strings.Cut(line, " - "); ok && strings.HasPrefix(super, "cgroup2 ") {
-			if fields := strings.Fields(line); len(fields) > 4 {
-				mount = fields[4]
-				break
-			}
+	mounts, _ := proc.Host().Mounts()
+	for _, m := range mounts {
+		if m.FSType == "cgroup2" {
+			mount = m.Point
+			break
 		}
 	}
 	if mount == "" {
@@ -79,7 +78,7 @@ func cgroup2() Finding {
 		return f
 	}
 	own := ""
-	data, _ = os.ReadFile("/proc/self/cgroup")
+	data, _ := os.ReadFile("/proc/self/cgroup")
 	for _, line := range strings.Split(string(data), "\n") {
 		if path, ok := strings.CutPrefix(line, "0::"); ok {
 			own = path
@@ -138,17 +137,10 @@ func pidnsFlags() uintptr {
 
 func hidepid() Finding {
 	f := Finding{Name: "/proc", OK: true, Detail: "every process visible"}
-	data, _ := os.ReadFile("/proc/self/mountinfo")
-	for _, line := range strings.Split(string(data), "\n") {
-		fields := strings.Fields(line)
-		_, super, ok := strings.Cut(line, " - ")
-		if !ok || len(fields) < 5 || fields[4] != "/proc" {
-			continue
-		}
-		for _, opt := range strings.Split(strings.Join(strings.Fields(super)[2:], ","), ",") {
-			if v, ok := strings.CutPrefix(opt, "hidepid="); ok && v != "0" && v != "off" {
-				f.OK, f.Detail = false, "hidepid="+v+": other users' processes are unverifiable"
-			}
+	mounts, _ := proc.Host().Mounts()
+	for _, m := range mounts {
+		if m.Point == proc.DefaultRoot && m.Hides() {
+			f.OK, f.Detail = false, "hidepid="+m.HidePID()+": other users' processes are unverifiable"
 		}
 	}
 	return f
@@ -166,35 +158,10 @@ func processLimit() Finding {
 		f.OK, f.Detail = true, "no limit for this user"
 		return f
 	}
-	used := threadsOf(os.Getuid())
+	used := proc.Host().Threads(os.Getuid())
 	f.OK = used+16 < int(lim.Cur)
 	f.Detail = fmt.Sprintf("%d of %d processes and threads in use", used, lim.Cur)
 	return f
-}
-
-func threadsOf(uid int) int {
-	n := 0
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		data, err := os.ReadFile("/proc/" + e.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		mine, threads := false, 1
-		for _, line := range strings.Split(string(data), "\n") {
-			f := strings.Fields(line)
-			switch {
-			case len(f) > 1 && f[0] == "Uid:":
-				mine = f[1] == strconv.Itoa(uid)
-			case len(f) > 1 && f[0] == "Threads:":
-				threads, _ = strconv.Atoi(f[1])
-			}
-		}
-		if mine {
-			n += threads
-		}
-	}
-	return n
 }
 
 func unwrap(err error) error {

@@ -198,3 +198,39 @@ func (fs FS) SelfStat() (Stat, error) {
 	}
 	return ParseStat(data)
 }
+
+// Mounts reads the caller's mount table.
+func (fs FS) Mounts() ([]Mount, error) {
+	data, err := os.ReadFile(fs.root + "/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	return ParseMountInfo(data), nil
+}
+
+// Threads counts the processes and threads of uid: what ulimit -u (the
+// kernel's RLIMIT_NPROC) counts against that user.
+func (fs FS) Threads(uid int) int {
+	pids, _ := fs.PIDs()
+	n := 0
+	for _, pid := range pids {
+		data, err := fs.ReadFile(pid, "status")
+		if err != nil {
+			continue
+		}
+		mine, threads := false, 1
+		for _, line := range bytes.Split(data, []byte{'\n'}) {
+			f := bytes.Fields(line)
+			switch {
+			case len(f) > 1 && string(f[0]) == "Uid:":
+				mine = string(f[1]) == strconv.Itoa(uid)
+			case len(f) > 1 && string(f[0]) == "Threads:":
+				threads, _ = strconv.Atoi(string(f[1]))
+			}
+		}
+		if mine {
+			n += threads
+		}
+	}
+	return n
+}

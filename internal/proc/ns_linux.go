@@ -142,23 +142,13 @@ func (fs FS) hidesProcesses() bool {
 	if canTrace() {
 		return false // CAP_SYS_PTRACE sees through hidepid
 	}
-	data, err := os.ReadFile(fs.root + "/self/mountinfo")
+	mounts, err := fs.Mounts()
 	if err != nil {
 		return true
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 5 || f[4] != fs.root {
-			continue
-		}
-		_, super, ok := strings.Cut(line, " - ")
-		if !ok {
-			continue
-		}
-		for _, opt := range strings.Split(strings.Join(strings.Fields(super)[2:], ","), ",") {
-			if v, ok := strings.CutPrefix(opt, "hidepid="); ok && v != "0" && v != "off" {
-				return true
-			}
+	for _, m := range mounts {
+		if m.Point == fs.root && m.Hides() {
+			return true
 		}
 	}
 	return false

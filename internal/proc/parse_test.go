@@ -276,3 +276,16 @@ func TestOverwritten(t *testing.T) {
 		t.Error("an environment that reads as the command line: not overwritten, want overwritten")
 	}
 }
+
+func TestParseMountInfo(t *testing.T) {
+	ms := proc.ParseMountInfo(fixture(t, "proc", "mountinfo", "hybrid"))
+	if len(ms) != 3 {
+		t.Fatalf("ParseMountInfo(hybrid) = %+v; want 3 mounts, the garbage line skipped", ms)
+	}
+	if ms[0].Point != "/proc" || ms[0].FSType != "proc" || !ms[0].Hides() || ms[0].HidePID() != "invisible" {
+		t.Errorf("proc mount %+v; want /proc, proc, hidepid=invisible", ms[0])
+	}
+	if ms[1].Point != "/sys/fs/cgroup/unified" || ms[1].FSType != "cgroup2" || ms[1].Hides() {
+		t.Errorf("cgroup2 mount %+v; want it at /sys/fs/cgroup/unified", ms[1])
+	}
+}
