@@ -40,8 +40,13 @@ func main() {
 		// them back.
 		debug.SetTraceback("none")
 	}
-	if len(os.Args) > 1 && os.Args[1] == spawn.WatchdogArg {
-		os.Exit(spawn.WatchdogMain(os.Args[2:]))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case spawn.WatchdogArg:
+			os.Exit(spawn.WatchdogMain(os.Args[2:]))
+		case spawn.InitArg:
+			os.Exit(spawn.InitMain(os.Args[2:]))
+		}
 	}
 	os.Exit(runMain(os.Args, os.Stdout, os.Stderr))
 }

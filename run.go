@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -28,6 +29,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "outlive-parent", Usage: "keep running when tether's own parent (the shell, make) dies"},
 			&cli.BoolFlag{Name: "exec", Usage: "no supervisor: arm the parent-death signal on tether and exec COMMAND in place"},
 			&cli.StringSliceFlag{Name: "port", Usage: "first free `PORT`: reclaim a stranded tethered holder, refuse any other (repeatable)"},
+			&cli.GenericFlag{Name: "contain", Value: &containFlag{}, Usage: "keep the whole tree in a kernel container: `auto` (the default when given bare), cgroup or pidns"},
 		}, markerFlags()...),
 		Action: runRun,
 	}
@@ -92,11 +94,36 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 	if cfg.Grace < 0 {
 		return cfg, nil, usagef("tether run: --grace: negative duration %q", cfg.Grace)
 	}
+	if c.IsSet("contain") {
+		cfg.Contain = c.Generic("contain").(*containFlag).mode
+		if c.Bool("exec") {
+			return cfg, nil, usagef("tether run: --contain needs tether to stay as the supervisor: it cannot be combined with --exec")
+		}
+	}
 	ports, err := parsePorts(c.StringSlice("port"))
 	if err != nil {
 		return cfg, nil, usagef("tether run: --port: %v", err)
 	}
 	return cfg, ports, nil
+}
+
+// containFlag is --contain, which may be given bare: as a boolean flag
+// of Go's flag package, it takes its value only after "=".
+type containFlag struct{ mode spawn.Containment }
+
+func (f *containFlag) IsBoolFlag() bool { return true }
+func (f *containFlag) String() string   { return string(f.mode) }
+
+func (f *containFlag) Set(v string) error {
+	switch spawn.Containment(v) {
+	case "true", spawn.ContainAuto:
+		f.mode = spawn.ContainAuto
+	case spawn.ContainCgroup, spawn.ContainPIDNamespace:
+		f.mode = spawn.Containment(v)
+	default:
+		return fmt.Errorf("invalid containment %q: want auto, cgroup or pidns", v)
+	}
+	return nil
 }
 
 // startError gives a failure to start the command its exit status: 127

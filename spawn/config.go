@@ -40,7 +40,7 @@ type Config struct {
 	OutliveParent bool
 	// WatchdogPath, when set, is a binary that runs [WatchdogMain] when
 	// its first argument is [WatchdogArg] ("/proc/self/exe" for the
-	// program itself). The watchdog ends the whole tree should the
+	// program itself), and [InitMain] when it is [InitArg]. The watchdog ends the whole tree should the
 	// supervisor be killed with SIGKILL, which no cleanup code of the
 	// supervisor survives.
 	WatchdogPath string
@@ -51,12 +51,30 @@ type Config struct {
 	// returning 128+N, so that its caller sees it killed (a shell loop
 	// stops on Ctrl-C). As PID 1, which no signal ends, it returns.
 	DieBySignal bool
+	// Contain has Supervise keep the whole tree in a kernel container,
+	// which no descendant leaves by its own means: see [Containment].
+	// Supervise only; Exec and Prepare have no process to keep one.
+	Contain Containment
 	// LeaveDir has Supervise change the calling process's working
 	// directory to / once the command has started in it, so that the
 	// directory is not kept busy (it can be unmounted) for as long as the
 	// command runs elsewhere. The watchdog never keeps it.
 	LeaveDir bool
 }
+
+// Containment is how a supervised tree is kept together beyond what the
+// markers, the subreaper and the watchdog do: in a cgroup v2 group of its
+// own, ended with cgroup.kill, or in a PID namespace of its own, whose
+// init (tether's, not the command) takes every process in it down when
+// it dies.
+type Containment string
+
+const (
+	NoContainment       Containment = ""
+	ContainAuto         Containment = "auto" // a cgroup where one can be made, else a PID namespace
+	ContainCgroup       Containment = "cgroup"
+	ContainPIDNamespace Containment = "pidns"
+)
 
 // StartError is a failure to start the command, with the exit status a
 // shell would give it: 127 not found, 126 not executable, 125 otherwise.
@@ -79,3 +97,9 @@ func (e *StartError) Unwrap() error { return e.Err }
 //		os.Exit(spawn.WatchdogMain(os.Args[2:]))
 //	}
 const WatchdogArg = "tether-watchdog"
+
+// InitArg is the first argument that makes the binary at WatchdogPath
+// the init of a contained run's PID namespace ([InitMain]); a program
+// that sets [Config.Contain] hands control to InitMain when started so,
+// as it does to WatchdogMain.
+const InitArg = "tether-init"

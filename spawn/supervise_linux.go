@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -75,6 +76,14 @@ type run struct {
 	rareMu    sync.Mutex
 	stopped   bool
 	rareTimer *time.Timer
+	// argv is what the child is started with: the command's, or with a
+	// PID namespace, the init's.
+	argv []string
+	// box is the run's container, with Config.Contain.
+	box *container
+	// closeAfterStart are the child's ends of pipes, closed here once
+	// it has them.
+	closeAfterStart []*os.File
 }
 
 // Supervise runs cfg.Args as tether run does and returns its exit status:
@@ -245,6 +254,9 @@ func (r *run) prepare() (string, *syscall.ProcAttr, error) {
 		Sys:   &syscall.SysProcAttr{},
 	}
 	cfg.arm(attr.Sys)
+	if path, r.argv, err = r.contain(path, attr); err != nil {
+		return "", nil, err
+	}
 	return path, attr, nil
 }
 
@@ -272,11 +284,19 @@ func followParent() error {
 // wait4(-1) in the loop, so that one owner sees every status and none is
 // stolen; os/exec, which would reap it itself, is not used here.
 func (r *run) start(path string, attr *syscall.ProcAttr) error {
+	if r.wd != nil && r.box != nil && r.box.group != nil {
+		// Before the command is born in it: the watchdog kills the
+		// group whole from the first moment on.
+		r.wd.tell("c " + r.box.group.Dir)
+	}
 	var pid int
 	err := runOnSpawner(func() (err error) {
-		pid, err = syscall.ForkExec(path, r.cfg.Args, attr)
+		pid, err = syscall.ForkExec(path, r.argv, attr)
 		return err
 	})
+	for _, f := range r.closeAfterStart {
+		f.Close()
+	}
 	if err != nil {
 		return &StartError{Status: execStatus(err), Err: fmt.Errorf("exec %s: %w", path, err)}
 	}
@@ -288,6 +308,9 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 	trace.Printf("started %s as %d %s (run %s, name %s)", path, pid, where, r.cfg.RunID, r.cfg.Name)
 	if r.cfg.LeaveDir {
 		_ = os.Chdir("/")
+	}
+	if r.box != nil && r.box.reports != nil {
+		go r.readReports()
 	}
 	if r.wd != nil {
 		r.wd.tell("g " + strconv.Itoa(pid))
@@ -327,6 +350,7 @@ func (r *run) loop() int {
 			case sig = <-r.sigs:
 			case <-kill:
 				trace.Printf("grace of %v after TERM over: KILL to the tree", r.cfg.Grace)
+				r.box.kill()
 				for _, m := range r.tree() {
 					_ = proc.Host().Signal(m, syscall.SIGKILL)
 				}
@@ -335,6 +359,11 @@ func (r *run) loop() int {
 				r.record()
 				continue
 			}
+		}
+		switch sig := sig.(type) {
+		case commandStopped:
+			r.suspend(syscall.Signal(sig))
+			continue
 		}
 		switch sig {
 		case syscall.SIGCHLD:
@@ -387,6 +416,13 @@ func (r *run) reap() {
 		case ws.Stopped(), ws.Continued():
 		case pid == r.child:
 			r.status = syscall.WaitStatus(ws)
+			if r.box != nil && r.box.initStatus != nil {
+				// The init's pipe is at its end now: the
+				// command's own status, which the init passed on.
+				if st, ok := <-r.box.initStatus; ok {
+					r.status = st
+				}
+			}
 			r.done = true
 			if r.wd != nil {
 				// Its group id may be recycled from now on.
@@ -415,7 +451,16 @@ func (r *run) tree() []proc.Member {
 	if r.wd != nil && !r.wd.reaped {
 		skip = r.wd.pid
 	}
-	return proc.Host().Subtree(os.Getpid(), skip)
+	tree := proc.Host().Subtree(os.Getpid(), skip)
+	// A member moved out of tether's subtree (reparented to an init
+	// outside, as in a PID namespace set up by the command) is still in
+	// the run's cgroup.
+	for _, m := range r.box.members() {
+		if !slices.Contains(tree, m) {
+			tree = append(tree, m)
+		}
+	}
+	return tree
 }
 
 // cleanup ends what the command left behind: TERM to the whole tree, up
@@ -434,11 +479,13 @@ func (r *run) cleanup() {
 			r.reap()
 			return r.tree(), false
 		},
-		Send: fs.Signal,
-		Wait: r.waitChild,
-		What: fmt.Sprintf("cleanup of %d's tree", r.child),
+		Send:    fs.Signal,
+		KillAll: r.box.kill,
+		Wait:    r.waitChild,
+		What:    fmt.Sprintf("cleanup of %d's tree", r.child),
 	}.Run()
 	r.reap()
+	r.box.remove()
 }
 
 // waitChild sleeps until a SIGCHLD arrives or the deadline passes, at

@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
@@ -36,24 +38,28 @@ type watchdog struct {
 // watchScript is the watchdog while the supervisor lives: a shell, a
 // fraction of a Go program's start-up time and memory, blocked on the pipe
 // (fd 3). The supervisor writes "g PGID" there once the command runs, "g-"
-// once it is reaped, and "d" when it is done. Only if the supervisor dies
-// without saying it is done does the shell act: it sends TERM to the
-// command's group with its built-in kill, which needs no new process (a
-// machine out of processes is one way a supervisor dies), then hands over
-// to the program itself (fd 4, opened before the supervisor could die),
-// which ends the run. Signals aimed at tether's terminal or group are
-// ignored, and stay ignored across the exec.
+// once it is reaped, "c DIR" when the run has a cgroup, and "d" when it is
+// done. Only if the supervisor dies without saying it is done does the
+// shell act: it sends TERM to the command's group with its built-in kill
+// and kills the run's cgroup whole by writing its cgroup.kill, neither of
+// which needs a new process (a machine out of processes is one way a
+// supervisor dies), then hands over to the program itself (fd 4, opened
+// before the supervisor could die), which ends the rest of the run.
+// Signals aimed at tether's terminal or group are ignored, and stay
+// ignored across the exec.
 const watchScript = `trap '' HUP INT QUIT TERM PIPE
-g=
+g= c=
 while read -r word <&3; do
 	case $word in
 	d) exit 0 ;;
 	g-) g= ;;
 	g\ *) g=${word#g } ;;
+	c\ *) c=${word#c } ;;
 	esac
 done
 [ -n "$g" ] && kill -TERM -"$g" 2>/dev/null
-exec /proc/self/fd/4 ` + WatchdogArg + ` "$@"`
+[ -n "$c" ] && { echo 1 >"$c/cgroup.kill"; } 2>/dev/null
+exec /proc/self/fd/4 ` + WatchdogArg + ` "$@" "$c"`
 
 // watchdogSpec is what a watchdog is started with.
 type watchdogSpec struct {
@@ -170,14 +176,19 @@ func (wd *watchdog) stop() {
 	}
 }
 
-// WatchdogMain is the watchdog: args are the run id and the grace in
-// nanoseconds; file descriptor 3 is the pipe from the supervisor (already
-// at EOF when the shell half handed over), 5 the list of the tree it
-// last wrote. It returns the exit status.
+// WatchdogMain is the watchdog: args are the run id, the grace in
+// nanoseconds and, from the shell half, the run's cgroup or ""; file
+// descriptor 3 is the pipe from the supervisor (already at EOF when the
+// shell half handed over), 5 the list of the tree it last wrote. It
+// returns the exit status.
 func WatchdogMain(args []string) int {
-	if len(args) != 2 || probe.ValidateRunID(args[0]) != nil {
-		fmt.Fprintln(os.Stderr, "tether-watchdog: want RUN_ID GRACE_NS")
+	if len(args) < 2 || len(args) > 3 || probe.ValidateRunID(args[0]) != nil {
+		fmt.Fprintln(os.Stderr, "tether-watchdog: want RUN_ID GRACE_NS [CGROUP]")
 		return 125
+	}
+	group := ""
+	if len(args) == 3 {
+		group = args[2]
 	}
 	grace, err := strconv.ParseInt(args[1], 10, 64)
 	if err != nil || grace < 0 {
@@ -192,9 +203,18 @@ func WatchdogMain(args []string) int {
 		if lines.Text() == string(watchdogDone) {
 			return 0
 		}
+		if dir, ok := strings.CutPrefix(lines.Text(), "c "); ok {
+			group = dir
+		}
 	}
 	trace.Printf("watchdog: supervisor of run %s died; ending the run", args[0])
-	endRun(args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")))
+	var box *container
+	if group != "" {
+		box = &container{mode: ContainCgroup, group: &cgroup.Group{Dir: group}}
+		box.kill()
+	}
+	endRun(args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")), box)
+	box.remove()
 	return 0
 }
 
@@ -229,7 +249,7 @@ func readMembers(f *os.File) []proc.Member {
 // of an execve cannot be told apart yet, and one forked a moment ago may
 // not be listed yet, so the rounds go on until they have come back empty
 // and settled for a quarter second.
-func endRun(runID string, grace time.Duration, recorded []proc.Member) {
+func endRun(runID string, grace time.Duration, recorded []proc.Member, box *container) {
 	fs := proc.Host()
 	entries := []string{probe.RunIDVar + "=" + runID}
 	proc.Escalation{
@@ -251,11 +271,18 @@ func endRun(runID string, grace time.Duration, recorded []proc.Member) {
 					}
 				}
 			}
+			for _, m := range box.members() {
+				if !seen[m] {
+					seen[m] = true
+					ms = append(ms, m)
+				}
+			}
 			return ms, len(executing) > 0
 		},
-		Send:  fs.Signal,
-		Wait:  func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) },
-		Quiet: 250 * time.Millisecond,
-		What:  "watchdog of run " + runID,
+		Send:    fs.Signal,
+		KillAll: box.kill,
+		Wait:    func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) },
+		Quiet:   250 * time.Millisecond,
+		What:    "watchdog of run " + runID,
 	}.Run()
 }

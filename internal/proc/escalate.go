@@ -53,6 +53,10 @@ type Escalation struct {
 	List func() (live []Member, unsettled bool)
 	// Send signals one member; ErrGone means it is already gone.
 	Send func(m Member, sig syscall.Signal) error
+	// KillAll, when set, is called once as the grace ends, before the
+	// members get SIGKILL one by one: a cgroup's kill, which also takes
+	// whatever the members fork meanwhile.
+	KillAll func()
 	// Wait blocks until a member may have exited or until the deadline.
 	Wait func(deadline time.Time)
 	// Quiet is how long List must come back empty and settled before the
@@ -95,6 +99,9 @@ func (e Escalation) Run() bool {
 		if !killing && !now.Before(killAt) {
 			killing = true
 			trace.Printf("%s: grace of %v over, escalating to KILL", e.What, e.Grace)
+			if e.KillAll != nil {
+				e.KillAll()
+			}
 		}
 		for _, m := range live {
 			if !seen[m] {

@@ -199,6 +199,20 @@ func (fs FS) SelfStat() (Stat, error) {
 	return ParseStat(data)
 }
 
+// Cgroup reads the cgroup v2 path of pid, relative to the reader's
+// cgroup namespace: "/" for the root.
+func (fs FS) Cgroup(pid int) (string, error) {
+	data, err := fs.ReadFile(pid, "cgroup")
+	if err != nil {
+		return "", err
+	}
+	path, err := ParseCgroup(data)
+	if err != nil {
+		return "", fmt.Errorf("cgroup of %d: %w", pid, err)
+	}
+	return path, nil
+}
+
 // Mounts reads the caller's mount table.
 func (fs FS) Mounts() ([]Mount, error) {
 	data, err := os.ReadFile(fs.root + "/self/mountinfo")

@@ -7,12 +7,14 @@ import (
 
 // Mount is one line of /proc/PID/mountinfo, as far as tether reads it.
 type Mount struct {
+	Root    string   // the directory of the file system mounted there
 	Point   string   // where it is mounted
 	FSType  string   // proc, cgroup2, ...
 	Options []string // the file system's own options (hidepid=2, ...)
 }
 
-// ParseMountInfo parses /proc/PID/mountinfo: field 5 is the mount point;
+// ParseMountInfo parses /proc/PID/mountinfo: field 4 is the root of the
+// mount within its file system, field 5 the mount point;
 // after the " - " separator come the type, the source and the super
 // options. Lines it cannot read are skipped.
 func ParseMountInfo(data []byte) []Mount {
@@ -23,7 +25,7 @@ func ParseMountInfo(data []byte) []Mount {
 		if !ok || len(fields) < 5 || len(super) < 2 {
 			continue
 		}
-		m := Mount{Point: fields[4], FSType: super[0]}
+		m := Mount{Root: fields[3], Point: fields[4], FSType: super[0]}
 		if len(super) > 2 {
 			m.Options = strings.Split(super[2], ",")
 		}

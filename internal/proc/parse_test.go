@@ -3,6 +3,7 @@ package proc_test
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -285,7 +286,27 @@ func TestParseMountInfo(t *testing.T) {
 	if ms[0].Point != "/proc" || ms[0].FSType != "proc" || !ms[0].Hides() || ms[0].HidePID() != "invisible" {
 		t.Errorf("proc mount %+v; want /proc, proc, hidepid=invisible", ms[0])
 	}
-	if ms[1].Point != "/sys/fs/cgroup/unified" || ms[1].FSType != "cgroup2" || ms[1].Hides() {
+	if ms[1].Point != "/sys/fs/cgroup/unified" || ms[1].Root != "/" || ms[1].FSType != "cgroup2" || ms[1].Hides() {
 		t.Errorf("cgroup2 mount %+v; want it at /sys/fs/cgroup/unified", ms[1])
+	}
+}
+
+func TestParseCgroup(t *testing.T) {
+	tests := []struct {
+		file, want string
+		err        error
+	}{
+		{"hybrid", "/", nil},
+		{"unified", "/user.slice/user-1000.slice/user@1000.service/app.slice/tether-0123456789abcdef0123456789abcdef/sub", nil},
+		{"v1only", "", proc.ErrNoCgroup2},
+	}
+	for _, tt := range tests {
+		got, err := proc.ParseCgroup(fixture(t, "proc", "cgroup", tt.file))
+		if got != tt.want || !errors.Is(err, tt.err) {
+			t.Errorf("ParseCgroup(%s) = %q, %v; want %q, %v", tt.file, got, err, tt.want, tt.err)
+		}
+	}
+	if _, err := proc.ParseCgroup([]byte("0::relative\n")); err == nil {
+		t.Error("ParseCgroup of a relative path: no error")
 	}
 }
