@@ -118,6 +118,9 @@ func formatReport(r probe.Report, color bool) string {
 	if s := r.Supervisor; s != nil {
 		attrs = append(attrs, "supervisor="+supervisorText(s))
 	}
+	if r.Container != "" {
+		attrs = append(attrs, "container="+r.Container)
+	}
 	if r.Verdict != probe.Gone && r.PPID > 0 {
 		attrs = append(attrs, "ppid="+strconv.Itoa(r.PPID))
 	}

@@ -147,6 +147,17 @@ func checkOnce(pid int, opts Query) (r Report, o outcome) {
 	m := opts.Markers.orDefault()
 	r.Name, _ = lookup(env, m.NameVar)
 	r.RunID, _ = lookup(env, RunIDVar)
+	if !m.Match(env, opts.Name) && !hasEntry(env, m.Entries("")[0]) {
+		// No marker at all: cleared, overwritten, or never there. A
+		// container tied to a run still says whose it is.
+		if cenv, where, ok := containerStamp(pid); ok && m.Match(cenv, opts.Name) {
+			r.Container = where
+			r.Name, _ = lookup(cenv, m.NameVar)
+			r.RunID, _ = lookup(cenv, RunIDVar)
+			r.Verdict, r.Reason = strandedness(&r, cenv, p)
+			return r, settled
+		}
+	}
 	if !m.Match(env, opts.Name) {
 		r.Verdict, r.Reason = Foreign, m.mismatch(env, opts.Name)
 		if !hasEntry(env, m.Entries("")[0]) && proc.Overwritten(env, r.Command) {

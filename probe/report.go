@@ -21,6 +21,11 @@ type Report struct {
 	// TETHER_RUN_ID, when the environment holds them.
 	Name  string `json:"name,omitempty"`
 	RunID string `json:"run_id,omitempty"`
+	// Container names what tied a process without markers of its own
+	// to its run (--contain): "cgroup:/…/tether-RUNID", its run's
+	// cgroup, or "pidns:init=PID", the tethered init of its PID
+	// namespace; Name, RunID and Supervisor are then the container's.
+	Container string `json:"container,omitempty"`
 	// Supervisor is what became of the process TETHER_SUPERVISOR names.
 	Supervisor *SupervisorReport `json:"supervisor,omitempty"`
 	// Command is the command line, for display only: a process can

@@ -70,7 +70,7 @@ func List(f Filter) ([]Process, error) {
 		}
 		out = append(out, p)
 	}
-	out = append(out, unverifiableDescendants(out, f)...)
+	out = append(out, hiddenDescendants(out, f)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
 	// Only the listed processes' fd tables are read; never nil, which
 	// would mean every process's.
@@ -93,12 +93,13 @@ func List(f Filter) ([]Process, error) {
 	return out, nil
 }
 
-// unverifiableDescendants are the processes below the live supervisors of
-// listed ones that cannot be verified: those that wrote their title over
-// their environment, above all, which no scan of environments finds. A
-// listing shows them so that they are not lost from sight; nothing ever
-// selects them for a signal.
-func unverifiableDescendants(listed []Process, f Filter) []Process {
+// hiddenDescendants are the processes below the live supervisors of
+// listed ones that no scan of environments finds: those that wrote their
+// title over their environment or cleared it. A listing shows them so
+// that they are not lost from sight: tethered where a container says
+// whose they are, unverifiable otherwise (and then never selected for a
+// signal).
+func hiddenDescendants(listed []Process, f Filter) []Process {
 	have := map[int]bool{}
 	sups := map[int]bool{}
 	for _, p := range listed {
@@ -119,11 +120,15 @@ func unverifiableDescendants(listed []Process, f Filter) []Process {
 			}
 			have[m.PID] = true
 			r, err := probe.Check(m.PID, f.query())
-			if err != nil || r.Verdict != probe.Unverifiable || (!f.AnyUser && !mine(Process{Report: r})) {
+			if err != nil {
 				continue
 			}
-			trace.Printf("ps: %d below supervisor %d is unverifiable: %s", m.PID, sup, r.Reason)
-			out = append(out, Process{Report: r})
+			p := Process{Report: r}
+			if ok, _ := f.matches(p); !ok && !(r.Verdict == probe.Unverifiable && (f.AnyUser || mine(p))) {
+				continue // the matched ones of a container, or the unverifiable
+			}
+			trace.Printf("ps: %d below supervisor %d is %s: %s", m.PID, sup, r.Verdict, r.Reason)
+			out = append(out, p)
 		}
 	}
 	return out

@@ -8,4 +8,6 @@ type Finding struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+	// Mode is, on the --contain line, the containment auto picks.
+	Mode string `json:"mode,omitempty"`
 }

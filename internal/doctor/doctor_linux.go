@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/spawn"
 )
 
 // Check tries each feature, in the order tether meets them.
@@ -18,8 +19,22 @@ func Check() []Finding {
 		pdeathsig(), pidfd(), subreaper(), cgroup2(),
 		namespaces("user namespaces", unix.CLONE_NEWUSER),
 		namespaces("PID namespaces", pidnsFlags()),
-		hidepid(), processLimit(),
+		hidepid(), processLimit(), contain(),
 	}
+}
+
+// contain is what tether run --contain (auto) would use here: the same
+// trial run makes, so that the two agree.
+func contain() Finding {
+	f := Finding{Name: "--contain"}
+	mode, err := spawn.Pick(spawn.ContainAuto)
+	if err != nil {
+		f.Detail = "auto fails, nothing would start: " + strings.TrimPrefix(err.Error(), "--contain=auto: nothing started: ")
+		return f
+	}
+	f.OK, f.Mode = true, string(mode)
+	f.Detail = "auto picks " + string(mode)
+	return f
 }
 
 func pdeathsig() Finding {

@@ -1,0 +1,86 @@
+package probe
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+// hierarchy is where cgroup v2 is mounted, which does not change while
+// tether runs.
+var hierarchy = sync.OnceValues(func() (cgroup.Hierarchy, error) { return cgroup.Find(proc.Host()) })
+
+// containerStamp finds the stamp of the container pid is in, for a
+// process whose own environment does not say whose it is (cleared, or
+// overwritten by a new process title): the stamp of its run's cgroup, or
+// the environment of the init of its PID namespace when that init is
+// tethered. where names the container.
+func containerStamp(pid int) (env []string, where string, ok bool) {
+	if env, where, ok := cgroupStamp(pid); ok {
+		return env, where, true
+	}
+	return namespaceStamp(pid)
+}
+
+// cgroupStamp reads the stamp of pid's run cgroup, whose name must
+// agree with the run id it holds.
+func cgroupStamp(pid int) ([]string, string, bool) {
+	h, err := hierarchy()
+	if err != nil {
+		return nil, "", false
+	}
+	path, err := proc.Host().Cgroup(pid)
+	if err != nil {
+		return nil, "", false
+	}
+	runID, group, ok := cgroup.RunOf(path)
+	if !ok {
+		return nil, "", false
+	}
+	dir := h.Dir(group)
+	if dir == "" {
+		return nil, "", false
+	}
+	env, err := cgroup.Stamp(dir)
+	if err != nil {
+		return nil, "", false
+	}
+	if v, _ := lookup(env, RunIDVar); v != runID {
+		return nil, "", false
+	}
+	return env, "cgroup:" + group, true
+}
+
+// namespaceStamp reads the environment of the init of pid's PID
+// namespace, when that namespace lies below this /proc's: every process
+// of it dies with its init, so a tethered init ties them all to its run.
+// The init is pid's nearest ancestor that is PID 1 at pid's depth.
+func namespaceStamp(pid int) ([]string, string, bool) {
+	fs := proc.Host()
+	st, err := fs.Status(pid)
+	depth := len(st.NSpid)
+	if err != nil || depth < 2 {
+		return nil, "", false
+	}
+	for q, hops := pid, 0; q > 1 && hops < 4096; hops++ {
+		qs, err := fs.Status(q)
+		if err != nil || len(qs.NSpid) != depth {
+			return nil, "", false
+		}
+		if qs.NSpid[depth-1] == 1 {
+			env, err := fs.Environ(q)
+			if err != nil {
+				return nil, "", false
+			}
+			return env, fmt.Sprintf("pidns:init=%d", q), true
+		}
+		p, err := fs.Stat(q)
+		if err != nil {
+			return nil, "", false
+		}
+		q = p.PPID
+	}
+	return nil, "", false
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package probe
+
+// containerStamp finds no container: only Linux has them.
+func containerStamp(int) ([]string, string, bool) { return nil, "", false }
