@@ -37,12 +37,24 @@ func startTether(t *testing.T, env []string, args ...string) *running {
 // startProgram is startTether for another program (unshare, a shell).
 func startProgram(t *testing.T, path string, env []string, args ...string) *running {
 	t.Helper()
+	return startAs(t, nil, path, env, args...)
+}
+
+// startAs is startProgram as another user (cred), or as the test's own
+// (nil).
+func startAs(t *testing.T, cred *syscall.Credential, path string, env []string, args ...string) *running {
+	t.Helper()
 	cmd := exec.Command(path, args...)
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
 	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), env...)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A descendant that escaped would hold stderr open, and Wait with it.
+	cmd.WaitDelay = 10 * time.Second
 	r := &running{cmd: cmd, out: bufio.NewReader(pr), done: make(chan struct{})}
 	cmd.Stdout = pw
 	cmd.Stderr = &r.errOut

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/proctest"
+)
+
+// escapeesScript starts one escapee of each kind, each of which writes
+// its PID to a file of its own in $1, then prints "ready" once all have,
+// and with "stay" as $2 stays. Every process it starts carries the token
+// $3 on its command line (as the duration of its sleep), so that a
+// leftover can be found, read-only, by it. Without "stay", it exits with
+// status 3 once the file "go" is there. The command itself is started
+// by setpriv with its parent-death signal cleared.
+const escapeesScript = `out=$1 stay=$2 t=$3
+# 1. A grandchild that starts a session of its own and double-forks.
+setsid sh -c "sh -c 'echo \$\$ >$out/double; exec sleep $t' &" &
+# 2. One that clears its environment before forking.
+env -i /bin/sh -c "sh -c 'echo \$\$ >$out/cleared; exec sleep $t' &" &
+# 3. One that renames itself over its environment.
+if command -v perl >/dev/null; then
+	perl -e '$0 = "srv: worker"; open my $f, ">", "'$out'/renamed.tmp"; print $f "$$\n"; close $f; rename "'$out'/renamed.tmp", "'$out'/renamed"; sleep '$t &
+else
+	echo none >$out/renamed
+fi
+# 4. One that moves to a process group of its own (and, as the command,
+# runs with no parent-death signal).
+sh -c "set -m; sleep $t & echo \$! >$out/pgid.tmp; mv $out/pgid.tmp $out/pgid" &
+# 5. One that keeps forking, bounded, in a session of its own, its
+# children ignoring TERM.
+env -i setsid /bin/sh -c "echo \$\$ >$out/forker; i=0; while [ \$i -lt 400 ]; do sh -c 'trap \"\" TERM; exec sleep $t' & i=\$((i+1)); done; wait" &
+for f in double cleared renamed pgid forker; do
+	while [ ! -s $out/$f ]; do sleep 0.01; done
+done
+echo ready
+[ "$stay" = stay ] && exec sleep $t
+# Exits once the test has read the PIDs.
+while [ ! -e $out/go ]; do sleep 0.01; done
+exit 3
+`
+
+// escapeCase is one run of the escapees.
+type escapeCase struct {
+	mode string // --contain=mode
+	as   *syscall.Credential
+}
+
+// TestContainEndsEscapees runs the escapees under each containment, as
+// root and (the PID namespace, through a user namespace) as uid 65534,
+// and ends the run in each of three ways: nothing may be left.
+func TestContainEndsEscapees(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the cgroup is made below root's, and the runs as uid 65534 need a change of user")
+	}
+	nobody := &syscall.Credential{Uid: 65534, Gid: 65534}
+	cases := map[string]escapeCase{
+		"cgroup":         {mode: "cgroup"},
+		"pidns":          {mode: "pidns"},
+		"pidns as 65534": {mode: "pidns", as: nobody},
+	}
+	for _, name := range []string{"cgroup", "pidns", "pidns as 65534"} {
+		c := cases[name]
+		if why := containUnavailable(t, c); why != "" {
+			t.Run(name, func(t *testing.T) { t.Skip(why) })
+			continue
+		}
+		for _, end := range []string{"command exits", "TERM", "SIGKILL"} {
+			t.Run(name+"/"+end, func(t *testing.T) { runEscapees(t, c, end) })
+		}
+	}
+}
+
+// containUnavailable says why the kernel refuses a case, as tether doctor
+// does for its user.
+func containUnavailable(t *testing.T, c escapeCase) string {
+	cmd := exec.Command(tetherBin, "doctor", "--json")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.as}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("doctor --json: %v", err)
+	}
+	var fs []struct {
+		Name   string `json:"name"`
+		OK     bool   `json:"ok"`
+		Detail string `json:"detail"`
+	}
+	if err := json.Unmarshal(out, &fs); err != nil {
+		t.Fatalf("doctor --json: %v: %s", err, out)
+	}
+	want := map[string]string{"cgroup": "cgroup v2", "pidns": "PID namespaces"}[c.mode]
+	for _, f := range fs {
+		if f.Name == want && !f.OK {
+			return fmt.Sprintf("%s refused here: %s", f.Name, f.Detail)
+		}
+	}
+	return ""
+}
+
+func runEscapees(t *testing.T, c escapeCase, end string) {
+	// Not t.TempDir, whose parent only the test's user can enter.
+	dir, err := os.MkdirTemp("", "tether-escapees-")
+	if err == nil {
+		err = os.Chmod(dir, 0o777)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	script := filepath.Join(dir, "escapees.sh")
+	if err := os.WriteFile(script, []byte(escapeesScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	token := fmt.Sprintf("%d.%d", 3000+os.Getpid()%1000, time.Now().UnixNano()%1000000)
+	stay := "exit"
+	if end != "command exits" {
+		stay = "stay"
+	}
+	r := startAs(t, c.as, tetherBin, nil, "run", "--contain="+c.mode, "--grace", "1s", "--",
+		"setpriv", "--pdeathsig", "clear", "--", "/bin/sh", script, dir, stay, token)
+	if line := r.line(t); line != "ready" {
+		t.Fatalf("escapees printed %q, want ready (stderr %q)", line, r.errOut.String())
+	}
+	ms := escapees(t, dir, r.cmd.Process.Pid)
+	group := groupOf(t, c, ms[0].PID)
+	switch end {
+	case "command exits":
+		if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code := r.wait(t); code != 3 {
+			t.Errorf("exit %d, want the command's 3 (stderr %q)", code, r.errOut.String())
+		}
+	case "TERM":
+		if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if code := r.wait(t); code != 143 {
+			t.Errorf("exit %d, want 143 (stderr %q)", code, r.errOut.String())
+		}
+	case "SIGKILL":
+		if err := r.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		r.wait(t)
+	}
+	wantEnded(t, ms, "after "+end)
+	proctest.Eventually(t, "no process with token "+token+" left after "+end, func() bool {
+		return len(withToken(token)) == 0
+	})
+	if group != "" {
+		proctest.Eventually(t, "cgroup "+group+" removed after "+end, func() bool {
+			_, err := os.Stat(group)
+			return os.IsNotExist(err)
+		})
+	}
+	if left := withToken(token); len(left) > 0 {
+		t.Errorf("left after %s: %v", end, left)
+	}
+}
+
+// escapees reads the PIDs the escapees wrote, with their start times,
+// as this /proc numbers them: those written in a PID namespace are
+// looked up among tether's descendants. Those still alive at the end of
+// the test are killed: they are the test's own.
+func escapees(t *testing.T, dir string, tetherPID int) []proc.Member {
+	t.Helper()
+	byNS := map[int]int{}
+	for _, m := range proc.Host().Subtree(tetherPID, 0) {
+		if st, err := proc.Host().Status(m.PID); err == nil && len(st.NSpid) > 1 {
+			byNS[st.NSpid[len(st.NSpid)-1]] = m.PID
+		}
+	}
+	var ms []proc.Member
+	for _, f := range []string{"double", "cleared", "renamed", "pgid", "forker"} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(string(data)) == "none" {
+			t.Logf("no perl here: no escapee renamed with $0")
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil {
+			t.Fatalf("%s: %q is not a PID", f, data)
+		}
+		if len(byNS) > 0 {
+			host, ok := byNS[pid]
+			if !ok {
+				t.Fatalf("escapee %s: no descendant of tether is %d in its PID namespace", f, pid)
+			}
+			pid = host
+		}
+		st, err := proc.Host().Stat(pid)
+		if err != nil {
+			t.Fatalf("escapee %s (%d): %v; want it running", f, pid, err)
+		}
+		ms = append(ms, proc.Member{PID: pid, StartTime: st.StartTime})
+	}
+	t.Cleanup(func() {
+		for _, m := range ms {
+			_ = proc.Host().Signal(m, syscall.SIGKILL)
+		}
+	})
+	return ms
+}
+
+// groupOf is the cgroup of a contained run's member (cgroup mode), which
+// must be named after the run; the test kills it should it outlive it.
+func groupOf(t *testing.T, c escapeCase, pid int) string {
+	t.Helper()
+	if c.mode != "cgroup" {
+		return ""
+	}
+	h, err := cgroup.Find(proc.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := proc.Host().Cgroup(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := cgroup.RunOf(path); !ok {
+		t.Fatalf("escapee %d is in cgroup %s, want its run's", pid, path)
+	}
+	dir := h.Dir(path)
+	t.Cleanup(func() {
+		if _, err := os.Stat(dir); err == nil {
+			_ = cgroup.Kill(dir)
+			_ = cgroup.Remove(dir, 5*time.Second)
+		}
+	})
+	return dir
+}
+
+// withToken lists the processes whose command line holds token: read
+// only, never signalled.
+func withToken(token string) []string {
+	pids, _ := proc.Host().PIDs()
+	var out []string
+	for _, pid := range pids {
+		args, err := proc.Host().Cmdline(pid)
+		if err != nil {
+			continue
+		}
+		if cmd := strings.Join(args, " "); strings.Contains(cmd, token) {
+			if st, err := proc.Host().Stat(pid); err == nil && !st.Zombie() {
+				out = append(out, fmt.Sprintf("%d %q", pid, cmd))
+			}
+		}
+	}
+	return out
+}
