@@ -15,6 +15,7 @@ import (
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
 )
 
 // escapeesScript starts one escapee of each kind, each of which writes
@@ -262,4 +263,150 @@ func withToken(token string) []string {
 		}
 	}
 	return out
+}
+
+// A renamed or env-cleared member of a contained run is tethered, with
+// its run id and name, by its container: check says so, and ps lists it.
+func TestContainedMembersAreTethered(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the test binary, which starts the renamed members, is readable by its user alone")
+	}
+	for _, mode := range []string{"cgroup", "pidns"} {
+		t.Run(mode, func(t *testing.T) {
+			name := "contained-" + mode + "-" + itoa(os.Getpid())
+			r := startTether(t, helperEnv("renamers", "PROCTEST_STAY=1"), "run", "--contain="+mode, "--name", name, "--", os.Args[0])
+			line := r.line(t)
+			var ms []proc.Member
+			if mode == "pidns" {
+				line = hostPIDs(t, r.cmd.Process.Pid, line)
+			}
+			ms = members(t, line)
+			runID := ""
+			for _, m := range ms {
+				rep, _ := checkJSON(t, nil, itoa(m.PID))
+				if !rep.Tethered || rep.Verdict != probe.Supervised || rep.Name != name || !strings.HasPrefix(rep.Container, mode[:5]) {
+					t.Errorf("check %d: %+v; want tethered, supervised, name %s, by its %s", m.PID, rep, name, mode)
+				}
+				if runID == "" {
+					runID = rep.RunID
+				} else if rep.RunID != runID {
+					t.Errorf("check %d: run id %s, want %s as the others", m.PID, rep.RunID, runID)
+				}
+			}
+			out := tether(t, nil, "ps", "--name", name).stdout
+			for _, m := range ms {
+				if row := psRow(out, m.PID); !strings.Contains(row, "supervised") {
+					t.Errorf("ps --name %s: row of %d is %q; want it listed as supervised\n%s", name, m.PID, row, out)
+				}
+			}
+		})
+	}
+}
+
+func psRow(out string, pid int) string {
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[0] == itoa(pid) {
+			return line
+		}
+	}
+	return ""
+}
+
+// hostPIDs maps the PIDs a process in a PID namespace printed to those
+// of this /proc, among the descendants of tether.
+func hostPIDs(t *testing.T, tetherPID int, line string) string {
+	t.Helper()
+	byNS := map[int]int{}
+	for _, m := range proc.Host().Subtree(tetherPID, 0) {
+		if st, err := proc.Host().Status(m.PID); err == nil && len(st.NSpid) > 1 {
+			byNS[st.NSpid[len(st.NSpid)-1]] = m.PID
+		}
+	}
+	var out []string
+	for _, pid := range pidsOf(line) {
+		host, ok := byNS[pid]
+		if !ok {
+			t.Fatalf("no descendant of tether %d is %d in its PID namespace", tetherPID, pid)
+		}
+		out = append(out, itoa(host))
+	}
+	return strings.Join(out, " ")
+}
+
+// --contain=cgroup where no cgroup can be made starts nothing: exit 125
+// and the reason.
+func TestContainCgroupNotWritable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run tether as uid 65534, for whom the cgroup hierarchy is not writable")
+	}
+	dir, err := os.MkdirTemp("", "tether-contain-")
+	if err == nil {
+		err = os.Chmod(dir, 0o777)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	marker := filepath.Join(dir, "started")
+	cmd := exec.Command(tetherBin, "run", "--contain=cgroup", "--", "touch", marker)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	r := tetherCmd(t, cmd, nil)
+	if r.code != 125 || !strings.Contains(r.stderr, "cgroup") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("run --contain=cgroup as uid 65534: %+v; want exit 125 and one line naming the cgroup", r)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the command ran; want nothing started")
+	}
+}
+
+// What doctor says --contain picks is what run --contain uses, as root
+// and as uid 65534.
+func TestDoctorPicksWhatRunUses(t *testing.T) {
+	users := map[string]*syscall.Credential{"self": nil}
+	if os.Geteuid() == 0 {
+		users["65534"] = &syscall.Credential{Uid: 65534, Gid: 65534}
+	}
+	ownNS, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for who, cred := range users {
+		t.Run(who, func(t *testing.T) {
+			cmd := exec.Command(tetherBin, "doctor", "--json")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+			var findings []struct {
+				Name string `json:"name"`
+				Mode string `json:"mode"`
+			}
+			r := tetherCmd(t, cmd, nil)
+			if err := json.Unmarshal([]byte(r.stdout), &findings); err != nil || r.code != 0 {
+				t.Fatalf("doctor --json: %+v: %v", r, err)
+			}
+			mode := ""
+			for _, f := range findings {
+				if f.Name == "--contain" {
+					mode = f.Mode
+				}
+			}
+			cmd = exec.Command(tetherBin, "run", "--contain", "--", "/bin/sh", "-c", "grep ^0:: /proc/self/cgroup; readlink /proc/self/ns/pid")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+			r = tetherCmd(t, cmd, nil)
+			inGroup := strings.Contains(r.stdout, "/tether-")
+			inNS := !strings.Contains(r.stdout, ownNS)
+			switch {
+			case mode == "" && r.code != 125:
+				t.Errorf("doctor: --contain fails; run --contain: %+v, want exit 125", r)
+			case mode == "cgroup" && (r.code != 0 || !inGroup || inNS):
+				t.Errorf("doctor: --contain picks cgroup; run --contain: %+v, want the command in its run's cgroup", r)
+			case mode == "pidns" && (r.code != 0 || inGroup || !inNS):
+				t.Errorf("doctor: --contain picks pidns; run --contain: %+v, want the command in a PID namespace of its own", r)
+			}
+			t.Logf("as %s: --contain picks %q", who, mode)
+		})
+	}
+}
+
+func TestContainUsage(t *testing.T) {
+	wantUsage(t, tether(t, nil, "run", "--contain=jail", "--", "true"), "jail")
+	wantUsage(t, tether(t, nil, "run", "--contain", "--exec", "--", "true"), "--exec")
 }
