@@ -409,4 +409,9 @@ func TestDoctorPicksWhatRunUses(t *testing.T) {
 func TestContainUsage(t *testing.T) {
 	wantUsage(t, tether(t, nil, "run", "--contain=jail", "--", "true"), "jail")
 	wantUsage(t, tether(t, nil, "run", "--contain", "--exec", "--", "true"), "--exec")
+	// Not a command named cgroup.
+	wantUsage(t, tether(t, nil, "run", "--contain", "cgroup", "--", "true"), "--contain=cgroup")
+	if r := tether(t, nil, "run", "--contain", "true"); r.code != 0 {
+		t.Errorf("run --contain true: %+v; want true run, exit 0", r)
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -29,7 +30,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "outlive-parent", Usage: "keep running when tether's own parent (the shell, make) dies"},
 			&cli.BoolFlag{Name: "exec", Usage: "no supervisor: arm the parent-death signal on tether and exec COMMAND in place"},
 			&cli.StringSliceFlag{Name: "port", Usage: "first free `PORT`: reclaim a stranded tethered holder, refuse any other (repeatable)"},
-			&cli.GenericFlag{Name: "contain", Value: &containFlag{}, Usage: "keep the whole tree in a kernel container: `auto` (the default when given bare), cgroup or pidns"},
+			&cli.GenericFlag{Name: "contain", Value: &containFlag{}, Usage: "keep the whole tree in a kernel container, which nothing leaves; `[=MODE]` is auto (the default), cgroup or pidns"},
 		}, markerFlags()...),
 		Action: runRun,
 	}
@@ -99,6 +100,10 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		if c.Bool("exec") {
 			return cfg, nil, usagef("tether run: --contain needs tether to stay as the supervisor: it cannot be combined with --exec")
 		}
+		if f := c.Generic("contain").(*containFlag); f.bare && slices.Contains([]string{"auto", "cgroup", "pidns"}, args[0]) {
+			// "--contain cgroup" would run a command named cgroup.
+			return cfg, nil, usagef("tether run: --contain takes its mode after \"=\": --contain=%s", args[0])
+		}
 	}
 	ports, err := parsePorts(c.StringSlice("port"))
 	if err != nil {
@@ -109,14 +114,19 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 
 // containFlag is --contain, which may be given bare: as a boolean flag
 // of Go's flag package, it takes its value only after "=".
-type containFlag struct{ mode spawn.Containment }
+type containFlag struct {
+	mode spawn.Containment
+	bare bool // given without a value
+}
 
 func (f *containFlag) IsBoolFlag() bool { return true }
 func (f *containFlag) String() string   { return string(f.mode) }
 
 func (f *containFlag) Set(v string) error {
 	switch spawn.Containment(v) {
-	case "true", spawn.ContainAuto:
+	case "true":
+		f.mode, f.bare = spawn.ContainAuto, true
+	case spawn.ContainAuto:
 		f.mode = spawn.ContainAuto
 	case spawn.ContainCgroup, spawn.ContainPIDNamespace:
 		f.mode = spawn.Containment(v)
