@@ -415,3 +415,48 @@ func TestContainUsage(t *testing.T) {
 		t.Errorf("run --contain true: %+v; want true run, exit 0", r)
 	}
 }
+
+// A contained command is used from an interactive shell as any other:
+// Ctrl-Z stops it with tether and fg continues it, it reads the
+// terminal, and one Ctrl-C ends a loop of them. With a PID namespace the
+// command is not tether's child but its init's, which cannot stop, so
+// the init tells tether, which stops in its place.
+func TestInteractiveContained(t *testing.T) {
+	for _, mode := range []string{"cgroup", "pidns"} {
+		if why := containUnavailable(t, escapeCase{mode: mode}); why != "" {
+			t.Run(mode, func(t *testing.T) { t.Skip(why) })
+			continue
+		}
+		run := "tether run --contain=" + mode + " -- "
+		t.Run(mode+"/stop and fg", func(t *testing.T) {
+			b := startBash(t)
+			b.typeLine(run + "sh -c 'sleep 1; echo finished-$((6*7))'")
+			time.Sleep(300 * time.Millisecond)
+			b.keys("\x1a")
+			b.expect("Stopped")
+			b.typeLine(`fg; echo R""C=$?`)
+			if out := b.expect("RC="); !strings.Contains(out, "finished-42") || !strings.Contains(out, "RC=0") {
+				t.Errorf("after fg: %q; want the command to finish (finished-42) and rc 0", out)
+			}
+		})
+		t.Run(mode+"/reads the terminal", func(t *testing.T) {
+			b := startBash(t)
+			b.typeLine(run + `sh -c 'read line; echo got-"$line"'; echo R""C=$?`)
+			time.Sleep(300 * time.Millisecond)
+			b.typeLine("hello")
+			if out := b.expect("RC="); !strings.Contains(out, "got-hello") || !strings.Contains(out, "RC=0") {
+				t.Errorf("%q; want the command to read hello from the terminal and exit 0", out)
+			}
+		})
+		t.Run(mode+"/Ctrl-C ends a loop", func(t *testing.T) {
+			b := startBash(t)
+			b.typeLine(`for i in 1 2 3; do ` + run + `sleep 20; echo step-"$i"; done; echo loop""-over`)
+			time.Sleep(500 * time.Millisecond)
+			b.keys("\x03")
+			b.typeLine("echo after-$((2+3))")
+			if out := b.expect("after-5"); strings.Contains(out, "step-1") || strings.Contains(out, "loop-over") {
+				t.Errorf("the loop went on after one Ctrl-C: %q; want it ended", out)
+			}
+		})
+	}
+}
