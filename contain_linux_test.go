@@ -460,3 +460,54 @@ func TestInteractiveContained(t *testing.T) {
 		})
 	}
 }
+
+// Should the supervisor and its watchdog both be killed, the members of a
+// contained run are stranded in its cgroup, renamed ones too: check says
+// so, and reclaim finds them by the group, ends them and removes it.
+func TestReclaimStrandedContained(t *testing.T) {
+	if why := containUnavailable(t, escapeCase{mode: "cgroup"}); why != "" {
+		t.Skip(why)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the test binary, which starts the renamed members, is readable by its user alone")
+	}
+	name := "stranded-contained-" + itoa(os.Getpid())
+	r := startTether(t, helperEnv("renamers", "PROCTEST_STAY=1"), "run", "--contain=cgroup", "--name", name, "--", os.Args[0])
+	ms := members(t, r.line(t))
+	group := groupOf(t, escapeCase{mode: "cgroup"}, ms[0].PID)
+	tpid := r.cmd.Process.Pid
+	for _, c := range proc.Host().Children(tpid) {
+		if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
+			// tether's own child, which it has not reaped: its PID
+			// is still the watchdog's.
+			if err := syscall.Kill(c, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	proctest.Eventually(t, "the watchdog reaped", func() bool {
+		for _, c := range proc.Host().Children(tpid) {
+			if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
+				return false
+			}
+		}
+		return true
+	})
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	for _, m := range ms {
+		rep, _ := checkJSON(t, nil, itoa(m.PID))
+		if rep.Verdict != probe.Stranded || rep.Name != name || !strings.HasPrefix(rep.Container, "cgroup:") {
+			t.Errorf("check %d: %+v; want stranded, name %s, by its cgroup", m.PID, rep, name)
+		}
+	}
+	if res := tether(t, nil, "reclaim", "--name", name, "--grace", "1s"); res.code != 0 {
+		t.Errorf("reclaim --name %s: %+v; want exit 0", name, res)
+	}
+	wantEnded(t, ms, "after reclaim")
+	if _, err := os.Stat(group); !os.IsNotExist(err) {
+		t.Errorf("cgroup %s still there after reclaim emptied it (%v)", group, err)
+	}
+}

@@ -143,6 +143,13 @@ func Kill(dir string) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("kill cgroup %s: %w", dir, err)
 	}
+	freezeAndKill(dir)
+	return nil
+}
+
+// freezeAndKill is Kill where there is no cgroup.kill: freeze, so that
+// no member can fork, SIGKILL each, thaw, until the group is empty.
+func freezeAndKill(dir string) {
 	for deadline := time.Now().Add(proc.KillWait); Populated(dir) && time.Now().Before(deadline); {
 		_ = write(dir, "cgroup.freeze", "1")
 		for _, m := range Members(proc.Host(), dir) {
@@ -151,7 +158,6 @@ func Kill(dir string) error {
 		_ = write(dir, "cgroup.freeze", "0")
 		time.Sleep(10 * time.Millisecond)
 	}
-	return nil
 }
 
 // write writes value to one of the group's files, which exist already:
