@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
@@ -107,28 +106,6 @@ func scan(f Filter) []int {
 	// probe.Check waits it out.
 	trace.Printf("scan for %q: %d matched, %d in the middle of an execve", f.Markers.Entries(f.Name), len(ms), len(executing))
 	return append(append(pids, executing...), contained(pids)...)
-}
-
-// contained are the members of contained runs' cgroups that the scan of
-// environments did not find (renamed, env-cleared): their cgroup says
-// whose they are, also once their supervisor is gone.
-func contained(found []int) []int {
-	h, err := cgroup.Find(proc.Host())
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, dir := range h.Runs() {
-		for _, m := range cgroup.Members(proc.Host(), dir) {
-			if !slices.Contains(found, m.PID) && !slices.Contains(out, m.PID) {
-				out = append(out, m.PID)
-			}
-		}
-	}
-	if len(out) > 0 {
-		trace.Printf("scan: %d more in the cgroups of contained runs", len(out))
-	}
-	return out
 }
 
 func traceStates(states []PortState) {

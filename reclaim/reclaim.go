@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
@@ -50,30 +49,6 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 		ports = after(unique(f.Ports), fd.holders, results)
 	}
 	return Summary{Results: results, Ports: ports}, nil
-}
-
-// removeEmptied removes the cgroups of contained runs that this reclaim
-// left empty: their supervisor, which would have, is gone.
-func removeEmptied(results []Result) {
-	h, err := cgroup.Find(proc.Host())
-	if err != nil {
-		return
-	}
-	done := map[string]bool{}
-	for _, r := range results {
-		path, ok := strings.CutPrefix(r.Container, "cgroup:")
-		if !ok || !r.ended() || done[path] {
-			continue
-		}
-		done[path] = true
-		if dir := h.Dir(path); dir != "" && !cgroup.Populated(dir) {
-			if err := cgroup.Remove(dir, time.Second); err != nil {
-				trace.Printf("reclaim: %v", err)
-			} else {
-				trace.Printf("reclaim: removed the emptied cgroup %s", dir)
-			}
-		}
-	}
 }
 
 // List returns the tethered processes f is about, supervised and

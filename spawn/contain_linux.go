@@ -30,17 +30,6 @@ type container struct {
 	initStatus chan syscall.WaitStatus
 }
 
-// ContainError is a containment that could not be had: each mode tried,
-// and why it failed.
-type ContainError struct {
-	Mode  Containment
-	Tried []string // "cgroup: ...", "pidns: ..."
-}
-
-func (e *ContainError) Error() string {
-	return fmt.Sprintf("--contain=%s: nothing started: %s", e.Mode, strings.Join(e.Tried, "; "))
-}
-
 // contain sets the child up to start in its container: born in the run's
 // cgroup, or as the init of new namespaces, running the command. It
 // returns the path and arguments to start.

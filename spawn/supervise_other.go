@@ -14,3 +14,12 @@ func Exec(cfg Config) error {
 
 // WatchdogMain fails: there is no supervisor to watch on this platform.
 func WatchdogMain(args []string) int { return 125 }
+
+// InitMain fails: there is no contained run on this platform.
+func InitMain(args []string) int { return 125 }
+
+// Pick finds no containment: this platform has neither cgroups nor PID
+// namespaces.
+func Pick(c Containment) (Containment, error) {
+	return NoContainment, &ContainError{Mode: c, Tried: []string{"cgroup and pidns: Linux only"}}
+}

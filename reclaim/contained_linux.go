@@ -1,0 +1,57 @@
+package reclaim
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// contained are the members of contained runs' cgroups that the scan of
+// environments did not find (renamed, env-cleared): their cgroup says
+// whose they are, also once their supervisor is gone.
+func contained(found []int) []int {
+	h, err := cgroup.Find(proc.Host())
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, dir := range h.Runs() {
+		for _, m := range cgroup.Members(proc.Host(), dir) {
+			if !slices.Contains(found, m.PID) && !slices.Contains(out, m.PID) {
+				out = append(out, m.PID)
+			}
+		}
+	}
+	if len(out) > 0 {
+		trace.Printf("scan: %d more in the cgroups of contained runs", len(out))
+	}
+	return out
+}
+
+// removeEmptied removes the cgroups of contained runs that this reclaim
+// left empty: their supervisor, which would have, is gone.
+func removeEmptied(results []Result) {
+	h, err := cgroup.Find(proc.Host())
+	if err != nil {
+		return
+	}
+	done := map[string]bool{}
+	for _, r := range results {
+		path, ok := strings.CutPrefix(r.Container, "cgroup:")
+		if !ok || !r.ended() || done[path] {
+			continue
+		}
+		done[path] = true
+		if dir := h.Dir(path); dir != "" && !cgroup.Populated(dir) {
+			if err := cgroup.Remove(dir, time.Second); err != nil {
+				trace.Printf("reclaim: %v", err)
+			} else {
+				trace.Printf("reclaim: removed the emptied cgroup %s", dir)
+			}
+		}
+	}
+}
