@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -96,14 +95,17 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		return cfg, nil, usagef("tether run: --grace: negative duration %q", cfg.Grace)
 	}
 	if c.IsSet("contain") {
-		cfg.Contain = c.Generic("contain").(*containFlag).mode
-		if c.Bool("exec") {
+		f := c.Generic("contain").(*containFlag)
+		switch {
+		case f.bad != "":
+			return cfg, nil, usagef("tether run: --contain: invalid mode %q (want auto, cgroup or pidns)", f.bad)
+		case c.Bool("exec"):
 			return cfg, nil, usagef("tether run: --contain needs tether to stay as the supervisor: it cannot be combined with --exec")
-		}
-		if f := c.Generic("contain").(*containFlag); f.bare && slices.Contains([]string{"auto", "cgroup", "pidns"}, args[0]) {
+		case f.bare && slices.Contains([]string{"auto", "cgroup", "pidns"}, args[0]):
 			// "--contain cgroup" would run a command named cgroup.
-			return cfg, nil, usagef("tether run: --contain takes its mode after \"=\": --contain=%s", args[0])
+			return cfg, nil, usagef("tether run: --contain takes its mode after \"=\": --contain=%s (a command of that name: ./%s)", args[0], args[0])
 		}
+		cfg.Contain = f.mode
 	}
 	ports, err := parsePorts(c.StringSlice("port"))
 	if err != nil {
@@ -113,25 +115,26 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 }
 
 // containFlag is --contain, which may be given bare: as a boolean flag
-// of Go's flag package, it takes its value only after "=".
+// of Go's flag package, it takes its value only after "=". A bad value is
+// kept for runConfig to refuse, in tether's words rather than the flag
+// package's ("invalid boolean value").
 type containFlag struct {
 	mode spawn.Containment
-	bare bool // given without a value
+	bare bool   // given without a value
+	bad  string // a value that is no mode
 }
 
 func (f *containFlag) IsBoolFlag() bool { return true }
 func (f *containFlag) String() string   { return string(f.mode) }
 
 func (f *containFlag) Set(v string) error {
-	switch spawn.Containment(v) {
-	case "true":
+	switch m := spawn.Containment(v); m {
+	case "true": // what the flag package passes for a bare --contain
 		f.mode, f.bare = spawn.ContainAuto, true
-	case spawn.ContainAuto:
-		f.mode = spawn.ContainAuto
-	case spawn.ContainCgroup, spawn.ContainPIDNamespace:
-		f.mode = spawn.Containment(v)
+	case spawn.ContainAuto, spawn.ContainCgroup, spawn.ContainPIDNamespace:
+		f.mode = m
 	default:
-		return fmt.Errorf("invalid containment %q: want auto, cgroup or pidns", v)
+		f.bad = v
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func contained(found []int) []int {
 	}
 	var out []int
 	for _, dir := range h.Runs() {
-		for _, m := range cgroup.Members(proc.Host(), dir) {
+		for _, m := range h.Members(proc.Host(), dir) {
 			if !slices.Contains(found, m.PID) && !slices.Contains(out, m.PID) {
 				out = append(out, m.PID)
 			}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -19,15 +21,30 @@ import (
 
 // container is where a contained run keeps its tree.
 type container struct {
-	mode Containment
-	// group is the run's cgroup (cgroup mode).
+	// tried are the modes that failed before the one in use (auto).
+	tried []string
+
+	// The cgroup mode: the run's group, in its hierarchy.
 	group *cgroup.Group
-	// reports is the read end of the init's pipe (pidns mode): "stop N"
-	// when the command stops, "exit STATUS" with its wait status.
+	hier  cgroup.Hierarchy
+
+	// The pidns mode: reports is the read end of the init's pipe, on
+	// which it writes "started" once the command runs, "stop N" when
+	// the command stops, and "exit STATUS" with its wait status.
 	reports *os.File
-	// initStatus carries the command's wait status, read from reports,
-	// once the init has closed it.
+	// initStatus carries the command's wait status, once the init has
+	// closed its pipe.
 	initStatus chan syscall.WaitStatus
+	// stops carries the command's stops; a stop is dropped when one is
+	// already waiting, so that the reader never blocks on the loop.
+	stops chan syscall.Signal
+	// command is the init's child, as this /proc numbers it, held by a
+	// pidfd so that no recycled PID is signalled; nil until started.
+	mu      sync.Mutex
+	command *proc.Handle
+	cmdPID  int
+	// reading says readReports owns reports.
+	reading bool
 }
 
 // contain sets the child up to start in its container: born in the run's
@@ -41,9 +58,9 @@ func (r *run) contain(path string, attr *syscall.ProcAttr) (string, []string, er
 	}
 	var tried []string
 	if mode == ContainAuto || mode == ContainCgroup {
-		g, err := newGroup(r.cfg)
+		h, g, err := newGroup(r.cfg)
 		if err == nil {
-			r.box = &container{mode: ContainCgroup, group: g}
+			r.box = &container{group: g, hier: h}
 			attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, g.FD()
 			trace.Printf("contained in cgroup %s", g.Dir)
 			return path, argv, nil
@@ -56,25 +73,46 @@ func (r *run) contain(path string, attr *syscall.ProcAttr) (string, []string, er
 			err = errors.New("no binary to run as the namespace's init (Config.WatchdogPath)")
 		}
 		if err == nil {
-			return r.initOf(path, attr)
+			return r.initOf(path, attr, tried)
 		}
 		tried = append(tried, "pidns: "+err.Error())
 	}
-	return "", nil, &StartError{Status: 125, Err: &ContainError{Mode: mode, Tried: tried}}
+	return "", nil, containError(mode, tried)
 }
 
-// newGroup makes the run's cgroup below tether's own, stamped.
-func newGroup(cfg Config) (*cgroup.Group, error) {
+func containError(mode Containment, tried []string) error {
+	return &StartError{Status: 125, Err: &ContainError{Mode: mode, Tried: tried}}
+}
+
+// newGroup makes the run's cgroup below tether's own, stamped, and makes
+// sure that a process can be moved into it: a group made in a
+// hierarchy whose cgroup.procs files are not the caller's (a directory
+// handed over without them) would only fail at the start of the command.
+func newGroup(cfg Config) (cgroup.Hierarchy, *cgroup.Group, error) {
 	h, err := cgroup.Find(proc.Host())
 	if err != nil {
-		return nil, err
+		return h, nil, err
 	}
 	own, err := h.Of(proc.Host(), os.Getpid())
 	if err != nil {
-		return nil, err
+		return h, nil, err
 	}
 	// The stamp's entries alone: an empty environment stamped.
-	return cgroup.Create(own, cfg.RunID, cfg.environ([]string{}))
+	g, err := cgroup.Create(own, cfg.RunID, cfg.environ([]string{}))
+	if err != nil {
+		if errors.Is(err, unix.EACCES) && os.Geteuid() != 0 {
+			err = fmt.Errorf("%w (not root: start tether in a cgroup delegated to you, as systemd-run --user --scope -p Delegate=yes does)", err)
+		}
+		return h, nil, err
+	}
+	for _, dir := range []string{g.Dir, own} {
+		if err := unix.Access(filepath.Join(dir, "cgroup.procs"), unix.W_OK); err != nil {
+			_ = g.Close()
+			_ = cgroup.Remove(g.Dir, 0)
+			return h, nil, fmt.Errorf("no process can be moved into %s: %s/cgroup.procs: %w", g.Dir, dir, err)
+		}
+	}
+	return h, g, nil
 }
 
 // pidnsFlags are the namespaces a contained run's init is started in: a
@@ -88,14 +126,18 @@ func pidnsFlags() uintptr {
 	return flags
 }
 
-// setNamespaces has attr start its process in new namespaces; in a user
-// namespace, the caller's user and group map to themselves.
+// setNamespaces has sys start its process in the namespaces of a
+// contained run's init: in a user namespace, the caller's user and group
+// map to themselves, and the init keeps the one capability that mounts
+// its /proc, which it would lose at its execve as the caller's own uid;
+// it drops it before it starts the command.
 func setNamespaces(sys *syscall.SysProcAttr) {
 	sys.Cloneflags |= pidnsFlags()
 	if sys.Cloneflags&unix.CLONE_NEWUSER != 0 {
 		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
 		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
 		sys.GidMappingsEnableSetgroups = false
+		sys.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
 }
 
@@ -105,9 +147,13 @@ func pidnsUsable() error {
 	if os.Geteuid() == 0 {
 		return nil
 	}
-	data, err := os.ReadFile("/proc/sys/user/max_user_namespaces")
-	if err == nil && strings.TrimSpace(string(data)) == "0" {
-		return errors.New("user namespaces are disabled (user.max_user_namespaces = 0)")
+	for file, what := range map[string]string{
+		"/proc/sys/user/max_user_namespaces":         "user.max_user_namespaces = 0",
+		"/proc/sys/kernel/unprivileged_userns_clone": "kernel.unprivileged_userns_clone = 0",
+	} {
+		if data, err := os.ReadFile(file); err == nil && strings.TrimSpace(string(data)) == "0" {
+			return fmt.Errorf("user namespaces are disabled for users (%s)", what)
+		}
 	}
 	return nil
 }
@@ -116,31 +162,34 @@ func pidnsUsable() error {
 // the command. The init is tied to tether by SIGKILL as its parent-death
 // signal: tether's death ends the init, and the kernel every process of
 // its namespace.
-func (r *run) initOf(path string, attr *syscall.ProcAttr) (string, []string, error) {
+func (r *run) initOf(path string, attr *syscall.ProcAttr, tried []string) (string, []string, error) {
 	rd, wr, err := os.Pipe()
 	if err != nil {
 		return "", nil, &StartError{Status: 125, Err: fmt.Errorf("init pipe: %w", err)}
 	}
-	r.box = &container{mode: ContainPIDNamespace, reports: rd, initStatus: make(chan syscall.WaitStatus, 1)}
+	r.box = &container{tried: tried, reports: rd, initStatus: make(chan syscall.WaitStatus, 1), stops: make(chan syscall.Signal, 1)}
 	r.closeAfterStart = append(r.closeAfterStart, wr)
 	attr.Files = append(attr.Files, wr.Fd())
 	setNamespaces(attr.Sys)
-	if attr.Sys.Cloneflags&unix.CLONE_NEWUSER != 0 {
-		// The init runs as the caller's own uid in its user
-		// namespace, and would lose the namespace's capabilities at
-		// its execve; it keeps the one that mounts its /proc, and
-		// drops it before it starts the command.
-		attr.Sys.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
-	}
 	attr.Sys.Pdeathsig = syscall.SIGKILL
 	argv := append([]string{"tether", InitArg, strconv.FormatInt(int64(r.cfg.Grace), 10), path}, r.cfg.Args...)
 	trace.Printf("contained in a new PID namespace, under tether's init")
 	return r.cfg.WatchdogPath, argv, nil
 }
 
-// readReports reads the init's pipe until the init is gone: a stop of
-// the command is handled as the command's own stop would be, and its
-// wait status is kept for when the init has been reaped.
+// startFailed is the error of a start that failed in its container: the
+// init is tether's own binary, so a failure to start it is the
+// namespaces' refusal, not the command's.
+func (r *run) startFailed(err error) error {
+	if r.box == nil || r.box.reports == nil {
+		return nil
+	}
+	return containError(r.cfg.Contain, append(r.box.tried, "pidns: new namespaces refused: "+err.Error()))
+}
+
+// readReports reads the init's pipe until the init is gone. It never
+// waits on the loop, which waits on it for the command's status once the
+// init is reaped.
 func (r *run) readReports() {
 	b := r.box
 	var status syscall.WaitStatus
@@ -148,13 +197,15 @@ func (r *run) readReports() {
 	lines := bufio.NewScanner(b.reports)
 	for lines.Scan() {
 		word, arg, _ := strings.Cut(lines.Text(), " ")
-		n, err := strconv.ParseUint(arg, 10, 32)
-		if err != nil {
-			continue
-		}
+		n, _ := strconv.ParseUint(arg, 10, 32)
 		switch word {
+		case "started":
+			b.hold(r.child)
 		case "stop":
-			r.sigs <- commandStopped(syscall.Signal(n))
+			select {
+			case b.stops <- syscall.Signal(n):
+			default:
+			}
 		case "exit":
 			status, have = syscall.WaitStatus(n), true
 		}
@@ -166,21 +217,86 @@ func (r *run) readReports() {
 	close(b.initStatus)
 }
 
-// commandStopped is the init's report that the command stopped, passed
-// to the loop among the signals.
-type commandStopped syscall.Signal
-
-func (s commandStopped) String() string {
-	return "command stopped by " + unix.SignalName(syscall.Signal(s))
+// hold takes a handle on the command, the init's child: found among the
+// init's children, then checked to be one still once the handle is open.
+func (b *container) hold(init int) {
+	fs := proc.Host()
+	for _, pid := range fs.Children(init) {
+		h, err := fs.Open(pid)
+		if err != nil {
+			continue
+		}
+		if st, err := fs.Stat(pid); err != nil || st.PPID != init {
+			h.Close()
+			continue
+		}
+		b.mu.Lock()
+		b.command, b.cmdPID = h, pid
+		b.mu.Unlock()
+		trace.Printf("the command is %d", pid)
+		return
+	}
 }
-func (commandStopped) Signal() {}
+
+// signalCommand sends sig to the command alone, through its handle;
+// false when there is none (no PID namespace, or not started yet).
+func (b *container) signalCommand(sig syscall.Signal) bool {
+	if b == nil {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.command == nil {
+		return false
+	}
+	_ = b.command.Signal(sig)
+	return true
+}
+
+// commandGroup is the command's process group, when it has left the
+// init's (a shell with job control, setsid): 0 otherwise.
+func (b *container) commandGroup(init int) int {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	pid := b.cmdPID
+	b.mu.Unlock()
+	if pid == 0 {
+		return 0
+	}
+	st, err := proc.Host().Stat(pid)
+	if err != nil || st.PPID != init || st.PGID == init {
+		return 0
+	}
+	return st.PGID
+}
+
+// stillStopped reports whether the command is stopped now: a stop the
+// init reported may be over by the time it is read.
+func (b *container) stillStopped() bool {
+	b.mu.Lock()
+	pid := b.cmdPID
+	b.mu.Unlock()
+	st, err := proc.Host().Stat(pid)
+	return err == nil && (st.State == 'T' || st.State == 't')
+}
+
+// stopReports is the channel of the command's stops, nil (never ready)
+// without a PID namespace.
+func (b *container) stopReports() chan syscall.Signal {
+	if b == nil {
+		return nil
+	}
+	return b.stops
+}
 
 // members are the processes of the run's cgroup, when it has one.
 func (b *container) members() []proc.Member {
 	if b == nil || b.group == nil {
 		return nil
 	}
-	return cgroup.Members(proc.Host(), b.group.Dir)
+	return b.hier.Members(proc.Host(), b.group.Dir)
 }
 
 // kill ends every process of the run's cgroup at once.
@@ -195,25 +311,41 @@ func (b *container) kill() {
 	trace.Printf("killed cgroup %s", b.group.Dir)
 }
 
-// remove removes the run's cgroup once it is empty.
-func (b *container) remove() {
-	if b == nil || b.group == nil {
+// release removes the run's cgroup once it is empty, and closes what the
+// container holds; once.
+func (b *container) release() {
+	if b == nil {
 		return
 	}
-	_ = b.group.Close()
-	if err := cgroup.Remove(b.group.Dir, proc.KillWait); err != nil {
+	b.mu.Lock()
+	if b.command != nil {
+		b.command.Close()
+		b.command = nil
+	}
+	b.mu.Unlock()
+	if b.reports != nil && !b.reading {
+		b.reports.Close()
+	}
+	if b.group == nil {
+		return
+	}
+	g := b.group
+	b.group = nil
+	_ = g.Close()
+	if err := cgroup.Remove(g.Dir, proc.KillWait); err != nil {
 		trace.Printf("%v", err)
 	}
 }
 
 // Pick tells which containment c comes to here, for this user, trying
-// each as Supervise would: a cgroup is made and removed again, a process
-// is started in new namespaces. The error, a *[ContainError], names
-// what was tried and why each failed.
-func Pick(c Containment) (Containment, error) {
+// each as Supervise would: a cgroup is made and removed again, and the
+// init of a PID namespace (initPath, a binary that runs [InitMain] when
+// its first argument is [InitArg]) runs /bin/true. The error, a
+// *[ContainError], names what was tried and why each failed.
+func Pick(c Containment, initPath string) (Containment, error) {
 	var tried []string
 	if c == ContainAuto || c == ContainCgroup {
-		g, err := newGroup(Config{RunID: probe.NewRunID(), Name: "doctor"})
+		_, g, err := newGroup(Config{RunID: probe.NewRunID(), Name: "doctor"})
 		if err == nil {
 			_ = g.Close()
 			_ = cgroup.Remove(g.Dir, 0)
@@ -224,7 +356,7 @@ func Pick(c Containment) (Containment, error) {
 	if c == ContainAuto || c == ContainPIDNamespace {
 		err := pidnsUsable()
 		if err == nil {
-			err = tryNamespaces()
+			err = tryInit(initPath)
 		}
 		if err == nil {
 			return ContainPIDNamespace, nil
@@ -234,18 +366,29 @@ func Pick(c Containment) (Containment, error) {
 	return NoContainment, &ContainError{Mode: c, Tried: tried}
 }
 
-// tryNamespaces starts /bin/true in the namespaces of a contained run.
-func tryNamespaces() error {
-	attr := &syscall.ProcAttr{Sys: &syscall.SysProcAttr{}}
-	setNamespaces(attr.Sys)
-	pid, err := syscall.ForkExec("/bin/true", []string{"true"}, attr)
+// tryInit starts the init of a contained run, running /bin/true, as
+// Supervise would start it.
+func tryInit(initPath string) error {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		return fmt.Errorf("new PID namespace refused: %w", err)
+		return err
+	}
+	defer null.Close()
+	attr := &syscall.ProcAttr{Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), null.Fd()}, Sys: &syscall.SysProcAttr{}}
+	setNamespaces(attr.Sys)
+	pid, err := syscall.ForkExec(initPath, []string{"tether", InitArg, "0", "/bin/true", "true"}, attr)
+	if err != nil {
+		return fmt.Errorf("new namespaces refused: %w", err)
 	}
 	var ws syscall.WaitStatus
 	for {
-		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
-			return nil
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err != syscall.EINTR {
+			break
 		}
 	}
+	if ws.ExitStatus() != 0 {
+		return fmt.Errorf("the init of a new PID namespace failed (%s %s: exit status %d)", initPath, InitArg, exitStatus(ws))
+	}
+	return nil
 }

@@ -22,8 +22,10 @@ import (
 // semantics it has anywhere else: a namespace's init ignores every
 // signal it has no handler for. It stays in the init's process group,
 // which tether treats as the command's: the terminal's signals, and those
-// tether forwards, reach it directly, and the init, which catches them
-// all, lets them pass. What the init does: mount a /proc of the
+// tether forwards to the group, reach it directly, and the init, which
+// catches them all, lets them pass; what tether sends to the command
+// alone it sends to the command itself, by the handle it takes once the
+// init reports it "started". What the init does: mount a /proc of the
 // namespace, start the command, reap every orphan, tell tether when the
 // command stops (a namespace's init cannot stop itself, so tether stops
 // in its place) and how it ended, and once it has, end the rest of the
@@ -41,11 +43,19 @@ func InitMain(args []string) int {
 	}
 	syscall.CloseOnExec(3)
 	reports := os.NewFile(3, "supervisor")
-	sigs := make(chan os.Signal, 64)
 	// Every signal is caught, and none but SIGCHLD acted on: caught
 	// rather than ignored, so that the command starts with the default
-	// dispositions (an ignored signal stays ignored across execve).
-	signal.Notify(sigs)
+	// dispositions (an ignored signal stays ignored across execve). A
+	// channel of its own for SIGCHLD, which no flood of others can
+	// crowd out; one waiting is enough, as each is followed by a reap
+	// of every child that has exited.
+	other, sigchld := make(chan os.Signal, 1), make(chan os.Signal, 1)
+	signal.Notify(other)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	go func() {
+		for range other {
+		}
+	}()
 	// The command is started from this thread, which alone holds the
 	// capability to mount (through a user namespace): dropped here, it
 	// is not passed on.
@@ -65,14 +75,15 @@ func InitMain(args []string) int {
 		return execStatus(err)
 	}
 	trace.Printf("init: started %s as %d", path, child)
-	status := initWait(child, sigs, reports)
+	fmt.Fprintln(reports, "started")
+	status := initWait(child, sigchld, reports)
 	fmt.Fprintf(reports, "exit %d\n", uint32(status))
-	endNamespace(time.Duration(grace), sigs)
+	endNamespace(time.Duration(grace), sigchld)
 	return exitStatus(status)
 }
 
 // initWait reaps until the command has exited, reporting its stops.
-func initWait(child int, sigs chan os.Signal, reports *os.File) syscall.WaitStatus {
+func initWait(child int, sigchld chan os.Signal, reports *os.File) syscall.WaitStatus {
 	for {
 		for {
 			var ws syscall.WaitStatus
@@ -91,18 +102,14 @@ func initWait(child int, sigs chan os.Signal, reports *os.File) syscall.WaitStat
 				return ws
 			}
 		}
-		for sig := range sigs {
-			if sig == syscall.SIGCHLD {
-				break
-			}
-		}
+		<-sigchld
 	}
 }
 
 // endNamespace ends what the command left in the namespace: TERM to all
 // of it, then up to grace for it to go; past that, the init's exit
 // leaves the rest to the kernel's SIGKILL.
-func endNamespace(grace time.Duration, sigs chan os.Signal) {
+func endNamespace(grace time.Duration, sigchld chan os.Signal) {
 	// kill(-1) reaches every process of the namespace but the init.
 	if err := unix.Kill(-1, syscall.SIGTERM); err == syscall.ESRCH {
 		return
@@ -121,7 +128,7 @@ func endNamespace(grace time.Duration, sigs chan os.Signal) {
 			}
 		}
 		select {
-		case <-sigs:
+		case <-sigchld:
 		case <-deadline.C:
 			trace.Printf("init: grace of %v over", grace)
 			return

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -230,6 +229,11 @@ func (r *run) stop() {
 	if r.wd != nil {
 		r.wd.stop()
 	}
+	for _, f := range r.closeAfterStart {
+		f.Close() // when the command never started
+	}
+	// Also when the command never started: a group made for it goes.
+	r.box.release()
 }
 
 // prepare resolves the command and the stamp, and lays out how the
@@ -298,6 +302,9 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 		f.Close()
 	}
 	if err != nil {
+		if cerr := r.startFailed(err); cerr != nil {
+			return cerr
+		}
 		return &StartError{Status: execStatus(err), Err: fmt.Errorf("exec %s: %w", path, err)}
 	}
 	r.child = pid
@@ -310,6 +317,7 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 		_ = os.Chdir("/")
 	}
 	if r.box != nil && r.box.reports != nil {
+		r.box.reading = true
 		go r.readReports()
 	}
 	if r.wd != nil {
@@ -358,12 +366,14 @@ func (r *run) loop() int {
 			case <-tick.C:
 				r.record()
 				continue
+			case stop := <-r.box.stopReports():
+				// The init's report of the command's stop: stop in
+				// its place, unless it was continued meanwhile.
+				if r.box.stillStopped() {
+					r.suspend(stop)
+				}
+				continue
 			}
-		}
-		switch sig := sig.(type) {
-		case commandStopped:
-			r.suspend(syscall.Signal(sig))
-			continue
 		}
 		switch sig {
 		case syscall.SIGCHLD:
@@ -395,6 +405,12 @@ func (r *run) forward(sig syscall.Signal) {
 		return
 	}
 	trace.Printf("forwarded %s to group %d", unix.SignalName(sig), r.child)
+	if g := r.box.commandGroup(r.child); g != 0 {
+		// The command left the init's group (setpgid, setsid): the
+		// group's signal missed it.
+		r.box.signalCommand(sig)
+		trace.Printf("forwarded %s to the command, in group %d", unix.SignalName(sig), g)
+	}
 }
 
 // reap collects every exited child without blocking: the command's status
@@ -452,11 +468,19 @@ func (r *run) tree() []proc.Member {
 		skip = r.wd.pid
 	}
 	tree := proc.Host().Subtree(os.Getpid(), skip)
+	ms := r.box.members()
+	if len(ms) == 0 {
+		return tree
+	}
 	// A member moved out of tether's subtree (reparented to an init
 	// outside, as in a PID namespace set up by the command) is still in
 	// the run's cgroup.
-	for _, m := range r.box.members() {
-		if !slices.Contains(tree, m) {
+	seen := make(map[proc.Member]bool, len(tree))
+	for _, m := range tree {
+		seen[m] = true
+	}
+	for _, m := range ms {
+		if !seen[m] {
 			tree = append(tree, m)
 		}
 	}
@@ -485,7 +509,6 @@ func (r *run) cleanup() {
 		What:    fmt.Sprintf("cleanup of %d's tree", r.child),
 	}.Run()
 	r.reap()
-	r.box.remove()
 }
 
 // waitChild sleeps until a SIGCHLD arrives or the deadline passes, at

@@ -86,8 +86,10 @@ func (r *run) forwardShared(sig syscall.Signal) {
 		trace.Printf("%s not forwarded: the terminal sends it to the command's group too", unix.SignalName(sig))
 		return
 	}
-	_ = unix.Kill(r.child, sig)
-	trace.Printf("forwarded %s to %d", unix.SignalName(sig), r.child)
+	if !r.box.signalCommand(sig) {
+		_ = unix.Kill(r.child, sig)
+	}
+	trace.Printf("forwarded %s to the command", unix.SignalName(sig))
 }
 
 // setForeground gives the terminal to group pgid with SIGTTOU blocked on
@@ -133,7 +135,9 @@ func (r *run) suspend(sig syscall.Signal) {
 		// of the terminal would only stop it again: leave it.
 		if sig == unix.SIGTSTP || sig == unix.SIGSTOP {
 			trace.Printf("command %d stopped by %s; as init tether cannot stop: continuing it", r.child, unix.SignalName(sig))
-			_ = unix.Kill(r.child, unix.SIGCONT)
+			if !r.box.signalCommand(unix.SIGCONT) {
+				_ = unix.Kill(r.child, unix.SIGCONT)
+			}
 		}
 		return
 	}

@@ -209,12 +209,12 @@ func WatchdogMain(args []string) int {
 	}
 	trace.Printf("watchdog: supervisor of run %s died; ending the run", args[0])
 	var box *container
-	if group != "" {
-		box = &container{mode: ContainCgroup, group: &cgroup.Group{Dir: group}}
+	if h, err := cgroup.Find(proc.Host()); err == nil && group != "" {
+		box = &container{group: &cgroup.Group{Dir: group}, hier: h}
 		box.kill()
 	}
 	endRun(args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")), box)
-	box.remove()
+	box.release()
 	return 0
 }
 

@@ -36,6 +36,9 @@ func Create(parent, runID string, stamp []string) (*Group, error) {
 	g := &Group{Dir: dir}
 	if err := unix.Setxattr(dir, stampAttr, []byte(strings.Join(stamp, "\x00")), 0); err != nil {
 		_ = os.Remove(dir)
+		if err == unix.EOPNOTSUPP {
+			return nil, fmt.Errorf("stamp cgroup %s: %w (extended attributes on cgroups need Linux 5.7)", dir, err)
+		}
 		return nil, fmt.Errorf("stamp cgroup %s: %w", dir, err)
 	}
 	f, err := os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY, 0)
@@ -80,21 +83,28 @@ func Procs(dir string) ([]int, error) {
 	return parseProcs(data)
 }
 
+// parseProcs parses cgroup.procs; a process outside the reader's PID
+// namespace is listed as 0, and left out.
 func parseProcs(data []byte) ([]int, error) {
 	var pids []int
 	for _, f := range bytes.Fields(data) {
 		pid, err := strconv.Atoi(string(f))
-		if err != nil || pid <= 0 {
+		if err != nil || pid < 0 {
 			return nil, fmt.Errorf("cgroup.procs: bad PID %q", f)
 		}
-		pids = append(pids, pid)
+		if pid > 0 {
+			pids = append(pids, pid)
+		}
 	}
 	return pids, nil
 }
 
 // Members lists the live processes of the group in dir and of the
-// groups below it, with their start times for a safe signal.
-func Members(pfs proc.FS, dir string) []proc.Member {
+// groups below it, with their start times for a safe signal. Each is
+// read in the group again after its start time: a PID listed by
+// cgroup.procs may have changed hands before its start time was read,
+// and a process elsewhere must never be taken for a member.
+func (h Hierarchy) Members(pfs proc.FS, dir string) []proc.Member {
 	var out []proc.Member
 	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
@@ -102,9 +112,14 @@ func Members(pfs proc.FS, dir string) []proc.Member {
 		}
 		pids, _ := Procs(path)
 		for _, pid := range pids {
-			if st, err := pfs.Stat(pid); err == nil && !st.Zombie() {
-				out = append(out, proc.Member{PID: pid, StartTime: st.StartTime})
+			st, err := pfs.Stat(pid)
+			if err != nil || st.Zombie() {
+				continue
 			}
+			if in, err := h.Of(pfs, pid); err != nil || in != dir && !strings.HasPrefix(in, dir+"/") {
+				continue
+			}
+			out = append(out, proc.Member{PID: pid, StartTime: st.StartTime})
 		}
 		return nil
 	})
@@ -150,9 +165,13 @@ func Kill(dir string) error {
 // freezeAndKill is Kill where there is no cgroup.kill: freeze, so that
 // no member can fork, SIGKILL each, thaw, until the group is empty.
 func freezeAndKill(dir string) {
+	h, err := Find(proc.Host())
+	if err != nil {
+		return
+	}
 	for deadline := time.Now().Add(proc.KillWait); Populated(dir) && time.Now().Before(deadline); {
 		_ = write(dir, "cgroup.freeze", "1")
-		for _, m := range Members(proc.Host(), dir) {
+		for _, m := range h.Members(proc.Host(), dir) {
 			_ = proc.Host().Signal(m, syscall.SIGKILL)
 		}
 		_ = write(dir, "cgroup.freeze", "0")
@@ -176,7 +195,7 @@ func write(dir, file, value string) error {
 
 // Remove removes the group in dir, and the groups the command made
 // below it, once they are empty, waiting up to timeout for the last of
-// them to be reaped (a group with a zombie in it is not yet empty).
+// them to leave (a process leaves its group when it exits).
 func Remove(dir string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {

@@ -15,7 +15,7 @@ import (
 // newTestGroup makes a run's group below the test's own, or skips where
 // none can be made; the test removes it at the end, killing what is
 // left in it.
-func newTestGroup(t *testing.T, stamp []string) *Group {
+func newTestGroup(t *testing.T, stamp []string) (Hierarchy, *Group) {
 	t.Helper()
 	h, err := Find(proc.Host())
 	if err != nil {
@@ -36,7 +36,7 @@ func newTestGroup(t *testing.T, stamp []string) *Group {
 			t.Error(err)
 		}
 	})
-	return g
+	return h, g
 }
 
 // startIn starts a shell born in g, which starts more; it is reaped in
@@ -63,15 +63,15 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func TestGroupStampMembersKill(t *testing.T) {
 	stamp := []string{"TETHER=1", "TETHER_NAME=web", "TETHER_RUN_ID=x"}
-	g := newTestGroup(t, stamp)
+	h, g := newTestGroup(t, stamp)
 	if got, err := Stamp(g.Dir); err != nil || !slices.Equal(got, stamp) {
 		t.Errorf("Stamp = %q, %v; want %q", got, err, stamp)
 	}
 	// A session of its own and a double fork: still in the group.
 	cmd := startIn(t, g, "sleep 300 & (setsid sleep 300 &) ; exec sleep 300")
-	waitFor(t, "three members", func() bool { return len(Members(proc.Host(), g.Dir)) >= 3 })
-	if !slices.ContainsFunc(Members(proc.Host(), g.Dir), func(m proc.Member) bool { return m.PID == cmd.Process.Pid }) {
-		t.Errorf("Members(%s) = %v; want the shell %d among them", g.Dir, Members(proc.Host(), g.Dir), cmd.Process.Pid)
+	waitFor(t, "three members", func() bool { return len(h.Members(proc.Host(), g.Dir)) >= 3 })
+	if !slices.ContainsFunc(h.Members(proc.Host(), g.Dir), func(m proc.Member) bool { return m.PID == cmd.Process.Pid }) {
+		t.Errorf("Members(%s) = %v; want the shell %d among them", g.Dir, h.Members(proc.Host(), g.Dir), cmd.Process.Pid)
 	}
 	if !Populated(g.Dir) {
 		t.Error("Populated = false with members in it")
@@ -86,17 +86,17 @@ func TestGroupStampMembersKill(t *testing.T) {
 // member killed and the group thawed until it is empty, also while a
 // member keeps forking.
 func TestFreezeAndKill(t *testing.T) {
-	g := newTestGroup(t, nil)
+	h, g := newTestGroup(t, nil)
 	startIn(t, g, "i=0; while [ $i -lt 300 ]; do sleep 300 & i=$((i+1)); done; wait")
-	waitFor(t, "the forker under way", func() bool { return len(Members(proc.Host(), g.Dir)) >= 20 })
+	waitFor(t, "the forker under way", func() bool { return len(h.Members(proc.Host(), g.Dir)) >= 20 })
 	freezeAndKill(g.Dir)
 	if Populated(g.Dir) {
-		t.Errorf("%d members left after freezeAndKill", len(Members(proc.Host(), g.Dir)))
+		t.Errorf("%d members left after freezeAndKill", len(h.Members(proc.Host(), g.Dir)))
 	}
 }
 
 func TestParseProcsAndEvents(t *testing.T) {
-	pids, err := parseProcs([]byte("12\n345\n"))
+	pids, err := parseProcs([]byte("12\n0\n345\n"))
 	if err != nil || !slices.Equal(pids, []int{12, 345}) {
 		t.Errorf("parseProcs = %v, %v", pids, err)
 	}

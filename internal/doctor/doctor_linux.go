@@ -1,40 +1,59 @@
 package doctor
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/spawn"
 )
 
 // Check tries each feature, in the order tether meets them.
 func Check() []Finding {
+	cg, ns := cgroup2(), pidNamespaces()
 	return []Finding{
-		pdeathsig(), pidfd(), subreaper(), cgroup2(),
-		namespaces("user namespaces", unix.CLONE_NEWUSER),
-		namespaces("PID namespaces", pidnsFlags()),
-		hidepid(), processLimit(), contain(),
+		pdeathsig(), pidfd(), subreaper(), cg, userNamespaces(), ns,
+		hidepid(), processLimit(), contain(cg, ns),
 	}
 }
 
-// contain is what tether run --contain (auto) would use here: the same
-// trial run makes, so that the two agree.
-func contain() Finding {
+// initPath is tether itself, which is the init of a contained run.
+const initPath = "/proc/self/exe"
+
+// contain is what tether run --contain (auto) uses here, as run picks
+// it: a cgroup where one can be made and entered, else a PID namespace.
+func contain(cg, ns Finding) Finding {
 	f := Finding{Name: "--contain"}
-	mode, err := spawn.Pick(spawn.ContainAuto)
-	if err != nil {
-		f.Detail = "auto fails, nothing would start: " + strings.TrimPrefix(err.Error(), "--contain=auto: nothing started: ")
+	switch {
+	case cg.OK:
+		f.Mode = string(spawn.ContainCgroup)
+	case ns.OK:
+		f.Mode = string(spawn.ContainPIDNamespace)
+	default:
+		f.Detail = "auto fails, nothing would start: see the cgroup v2 and PID namespaces lines"
 		return f
 	}
-	f.OK, f.Mode = true, string(mode)
-	f.Detail = "auto picks " + string(mode)
+	f.OK, f.Detail = true, "auto picks "+f.Mode
 	return f
+}
+
+// tried is why Pick refused a mode, without the mode's name.
+func tried(err error) string {
+	var ce *spawn.ContainError
+	if errors.As(err, &ce) && len(ce.Tried) > 0 {
+		_, why, _ := strings.Cut(ce.Tried[len(ce.Tried)-1], ": ")
+		return why
+	}
+	return err.Error()
 }
 
 func pdeathsig() Finding {
@@ -77,56 +96,76 @@ func subreaper() Finding {
 
 // cgroup2 finds the cgroup v2 hierarchy (also where it is mounted beside
 // v1, as /sys/fs/cgroup/unified), this process's cgroup in it, and
-// whether a child cgroup can be made there and killed whole.
+// whether a run's group can be made there, as run --contain=cgroup makes
+// it, and killed whole.
 func cgroup2() Finding {
 	f := Finding{Name: "cgroup v2"}
-	mount := ""
-	mounts, _ := proc.Host().Mounts()
-	for _, m := range mounts {
-		if m.FSType == "cgroup2" {
-			mount = m.Point
-			break
-		}
-	}
-	if mount == "" {
-		f.Detail = "not mounted"
+	h, err := cgroup.Find(proc.Host())
+	if err != nil {
+		f.Detail = err.Error()
 		return f
 	}
-	own := ""
-	data, _ := os.ReadFile("/proc/self/cgroup")
-	for _, line := range strings.Split(string(data), "\n") {
-		if path, ok := strings.CutPrefix(line, "0::"); ok {
-			own = path
-		}
-	}
-	dir := strings.TrimSuffix(mount+own, "/")
-	// A child cgroup made and removed again; cgroup.kill is a file of
-	// every cgroup but the root.
-	probe := fmt.Sprintf("%s/tether-doctor-%d", dir, os.Getpid())
-	if err := os.Mkdir(probe, 0o755); err != nil {
-		f.Detail = fmt.Sprintf("at %s; %s not writable: %v", mount, dir, unwrap(err))
+	own, err := h.Of(proc.Host(), os.Getpid())
+	if err != nil {
+		f.Detail = fmt.Sprintf("at %s; %v", h.Mount, err)
 		return f
 	}
-	_, killErr := os.Stat(probe + "/cgroup.kill")
-	_ = os.Remove(probe)
-	f.OK = killErr == nil
-	f.Detail = fmt.Sprintf("at %s; a child of %s can be made", mount, dir)
-	if killErr != nil {
-		f.Detail += "; no cgroup.kill (Linux 5.14+)"
-	} else {
+	if _, err := spawn.Pick(spawn.ContainCgroup, initPath); err != nil {
+		f.Detail = fmt.Sprintf("at %s; %s", h.Mount, tried(err))
+		return f
+	}
+	f.OK = true
+	f.Detail = fmt.Sprintf("at %s; a child of %s can be made and entered", h.Mount, own)
+	if hasKill(h, own) {
 		f.Detail += ", and killed whole (cgroup.kill)"
+	} else {
+		f.Detail += "; no cgroup.kill (Linux 5.14+): frozen and killed instead"
 	}
 	return f
 }
 
-// namespaces starts /bin/true in new namespaces of the kinds in flags.
-func namespaces(name string, flags uintptr) Finding {
-	f := Finding{Name: name}
-	attr := &syscall.ProcAttr{Sys: &syscall.SysProcAttr{Cloneflags: flags}}
-	if flags&unix.CLONE_NEWUSER != 0 {
-		attr.Sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-		attr.Sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+// hasKill says whether the kernel has cgroup.kill, a file of every group
+// but the root: of tether's own, or else of a group made to see.
+func hasKill(h cgroup.Hierarchy, own string) bool {
+	if own != h.Mount {
+		_, err := os.Stat(filepath.Join(own, "cgroup.kill"))
+		return err == nil
 	}
+	g, err := cgroup.Create(own, probe.NewRunID(), nil)
+	if err != nil {
+		return false
+	}
+	defer func() {
+		_ = g.Close()
+		_ = cgroup.Remove(g.Dir, 0)
+	}()
+	_, err = os.Stat(filepath.Join(g.Dir, "cgroup.kill"))
+	return err == nil
+}
+
+// pidNamespaces starts the init of a contained run in new namespaces, as
+// run --contain=pidns starts it.
+func pidNamespaces() Finding {
+	f := Finding{Name: "PID namespaces"}
+	if _, err := spawn.Pick(spawn.ContainPIDNamespace, initPath); err != nil {
+		f.Detail = tried(err)
+		return f
+	}
+	f.OK, f.Detail = true, "tether's init ran in new ones"
+	if os.Geteuid() != 0 {
+		f.Detail += " (through a user namespace)"
+	}
+	return f
+}
+
+// userNamespaces starts /bin/true in a new user namespace.
+func userNamespaces() Finding {
+	f := Finding{Name: "user namespaces"}
+	attr := &syscall.ProcAttr{Sys: &syscall.SysProcAttr{
+		Cloneflags:  unix.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
+	}}
 	pid, err := syscall.ForkExec("/bin/true", []string{"true"}, attr)
 	if err != nil {
 		f.Detail = "refused: " + err.Error()
@@ -134,20 +173,8 @@ func namespaces(name string, flags uintptr) Finding {
 	}
 	var ws syscall.WaitStatus
 	_, _ = syscall.Wait4(pid, &ws, 0, nil)
-	f.OK, f.Detail = true, "a process started in new ones"
-	if flags&unix.CLONE_NEWUSER != 0 && flags&unix.CLONE_NEWPID != 0 {
-		f.Detail += " (through a user namespace)"
-	}
+	f.OK, f.Detail = true, "a process started in a new one"
 	return f
-}
-
-// pidnsFlags are what a PID namespace needs for this user: a user
-// namespace too, unless root.
-func pidnsFlags() uintptr {
-	if os.Geteuid() == 0 {
-		return unix.CLONE_NEWPID
-	}
-	return unix.CLONE_NEWPID | unix.CLONE_NEWUSER
 }
 
 func hidepid() Finding {
