@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -509,5 +510,183 @@ func TestReclaimStrandedContained(t *testing.T) {
 	wantEnded(t, ms, "after reclaim")
 	if _, err := os.Stat(group); !os.IsNotExist(err) {
 		t.Errorf("cgroup %s still there after reclaim emptied it (%v)", group, err)
+	}
+}
+
+// perlTERM is a command that prints "ready", reports a TERM it gets as
+// "got-TERM" and exits 0; with "leave" it first leaves the process
+// group it was started in.
+func perlTERM(t *testing.T, leave bool) []string {
+	t.Helper()
+	perl, err := exec.LookPath("perl")
+	if err != nil {
+		t.Skip("no perl")
+	}
+	script := `$| = 1; $SIG{TERM} = sub { print "got-TERM\n"; exit 0 }; print "ready\n"; sleep 60;`
+	if leave {
+		script = "setpgrp(0, 0); " + script
+	}
+	return []string{perl, "-e", script}
+}
+
+// In a PID namespace the command is the init's child, not tether's: a
+// signal for the command alone still reaches it, also once it has left
+// the init's process group.
+func TestContainedCommandGetsSignals(t *testing.T) {
+	if why := containUnavailable(t, escapeCase{mode: "pidns"}); why != "" {
+		t.Skip(why)
+	}
+	t.Run("left the group", func(t *testing.T) {
+		r := startTether(t, nil, append([]string{"run", "--contain=pidns", "--grace", "30s", "--"}, perlTERM(t, true)...)...)
+		if line := r.line(t); line != "ready" {
+			t.Fatalf("command printed %q, want ready", line)
+		}
+		if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if line := r.line(t); line != "got-TERM" {
+			t.Errorf("after TERM to tether the command printed %q, want got-TERM", line)
+		}
+		if code := r.wait(t); code != 0 {
+			t.Errorf("exit %d, want the command's 0", code)
+		}
+	})
+	t.Run("job member", func(t *testing.T) {
+		// In a terminal, inside sh -c: tether is one member of the
+		// shell's job, and passes a TERM on to the command alone.
+		b := startBash(t)
+		cmd := strings.Join(perlTERM(t, false)[:2], " ") + ` '` + perlTERM(t, false)[2] + `'`
+		b.typeLine(`sh -c 'tether run --contain=pidns --grace 30s -- ` + strings.ReplaceAll(cmd, `'`, `'\''`) + ` & sleep 1; kill -TERM $!; wait $!; echo R""C=$?'`)
+		out := b.expect("RC=")
+		if !strings.Contains(out, "got-TERM") || !strings.Contains(out, "RC=0") {
+			t.Errorf("%q; want got-TERM from the command and exit 0", out)
+		}
+	})
+}
+
+// A start that fails leaves no cgroup behind.
+func TestContainFailedStartLeavesNoGroup(t *testing.T) {
+	if why := containUnavailable(t, escapeCase{mode: "cgroup"}); why != "" {
+		t.Skip(why)
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "bad-interpreter")
+	if err := os.WriteFile(script, []byte("#!/nonexistent/interpreter\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := "failed-start-" + itoa(os.Getpid())
+	if r := tether(t, nil, "run", "--contain=cgroup", "--name", name, "--", script); r.code != 127 && r.code != 126 {
+		t.Errorf("run of a script with a missing interpreter: %+v; want 126 or 127", r)
+	}
+	h, err := cgroup.Find(proc.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, group := range h.Runs() {
+		stamp, _ := cgroup.Stamp(group)
+		if slices.Contains(stamp, "TETHER_NAME="+name) {
+			t.Errorf("cgroup %s of the failed run left behind", group)
+			_ = cgroup.Remove(group, time.Second)
+		}
+	}
+}
+
+// Where the namespaces are refused (root without CAP_SYS_ADMIN, as in a
+// container), --contain=pidns is exit 125 naming the mode, not an exec
+// failure of the command.
+func TestContainPIDNamespaceRefused(t *testing.T) {
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and setpriv(1) to drop CAP_SYS_ADMIN")
+	}
+	cmd := exec.Command(setpriv, "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin", "--", tetherBin, "run", "--contain=pidns", "--", "true")
+	r := tetherCmd(t, cmd, nil)
+	if r.code != 125 || !strings.Contains(r.stderr, "pidns") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("run --contain=pidns without CAP_SYS_ADMIN: %+v; want exit 125 and one line naming pidns", r)
+	}
+}
+
+// As the init of a PID namespace itself (a container's entrypoint),
+// tether cannot stop: a contained command stopped by TSTP is continued.
+func TestContainedUnderInitContinuesStopped(t *testing.T) {
+	unshare := needUnshare(t)
+	if why := containUnavailable(t, escapeCase{mode: "pidns"}); why != "" {
+		t.Skip(why)
+	}
+	r := startProgram(t, unshare, nil, "--pid", "--fork", "--kill-child", "--mount-proc",
+		tetherBin, "run", "--contain=pidns", "--", "/bin/sh", "-c", "kill -TSTP $$; echo continued")
+	if line := r.line(t); line != "continued" {
+		t.Errorf("printed %q, want continued", line)
+	}
+	if code := r.wait(t); code != 0 {
+		t.Errorf("exit %d, want 0 (stderr %q)", code, r.errOut.String())
+	}
+}
+
+// A user in a cgroup delegated to them (the directory and its
+// cgroup.procs theirs, as systemd hands a user's session subtree over)
+// gets cgroup containment; in one whose directory alone is theirs, no
+// process can be moved into a new group, so auto takes a PID namespace
+// and --contain=cgroup is refused. doctor agrees with run both ways.
+func TestContainDelegatedCgroup(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to hand a cgroup over to uid 65534")
+	}
+	h, err := cgroup.Find(proc.Host())
+	if err != nil {
+		t.Skip(err)
+	}
+	own, err := h.Of(proc.Host(), os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, delegated := range []bool{true, false} {
+		name := map[bool]string{true: "delegated", false: "directory only"}[delegated]
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(own, fmt.Sprintf("contain-test-%d-%v", os.Getpid(), delegated))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Skipf("no test cgroup: %v", err)
+			}
+			t.Cleanup(func() { _ = cgroup.Remove(dir, 5*time.Second) })
+			files := []string{dir}
+			if delegated {
+				files = append(files, filepath.Join(dir, "cgroup.procs"), filepath.Join(dir, "cgroup.threads"), filepath.Join(dir, "cgroup.subtree_control"))
+			}
+			for _, f := range files {
+				if err := os.Chown(f, 65534, 65534); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g, err := os.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			as := func(args ...string) result {
+				cmd := exec.Command(tetherBin, args...)
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534},
+					UseCgroupFD: true, CgroupFD: int(g.Fd())}
+				return tetherCmd(t, cmd, nil)
+			}
+			doctor := as("doctor", "--json")
+			run := as("run", "--contain", "--", "/bin/sh", "-c", "grep ^0:: /proc/self/cgroup")
+			want := `"mode":"pidns"`
+			if delegated {
+				want = `"mode":"cgroup"`
+				if run.code != 0 || !strings.Contains(run.stdout, "/tether-") {
+					t.Errorf("run --contain in a delegated cgroup: %+v; want the command in its run's group", run)
+				}
+			} else {
+				if run.code != 0 || strings.Contains(run.stdout, "/tether-") {
+					t.Errorf("run --contain where no process can be moved: %+v; want a PID namespace instead", run)
+				}
+				if r := as("run", "--contain=cgroup", "--", "true"); r.code != 125 || !strings.Contains(r.stderr, "cgroup.procs") {
+					t.Errorf("run --contain=cgroup where no process can be moved: %+v; want 125 naming cgroup.procs", r)
+				}
+			}
+			if !strings.Contains(doctor.stdout, want) {
+				t.Errorf("doctor --json: %s; want %s", doctor.stdout, want)
+			}
+		})
 	}
 }
