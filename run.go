@@ -29,7 +29,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "outlive-parent", Usage: "keep running when tether's own parent (the shell, make) dies"},
 			&cli.BoolFlag{Name: "exec", Usage: "no supervisor: arm the parent-death signal on tether and exec COMMAND in place"},
 			&cli.StringSliceFlag{Name: "port", Usage: "first free `PORT`: reclaim a stranded tethered holder, refuse any other (repeatable)"},
-			&cli.GenericFlag{Name: "contain", Value: &containFlag{}, Usage: "keep the whole tree in a kernel container, which nothing leaves; `[=MODE]` is auto (the default), cgroup or pidns"},
+			&cli.GenericFlag{Name: "contain", Value: &containFlag{}, Usage: "keep the whole tree in a kernel container (cgroup or PID namespace) and end it whole; `[=MODE]` is auto (the default), cgroup or pidns"},
 		}, markerFlags()...),
 		Action: runRun,
 	}

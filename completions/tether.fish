@@ -23,7 +23,7 @@ complete -c tether -n '__fish_seen_subcommand_from run' -f -l grace -r -d 'how l
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l outlive-parent -d 'keep running when tether\'s own parent (the shell, make) dies'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l exec -d 'no supervisor: arm the parent-death signal on tether and exec COMMAND in place'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l port -r -d 'first free `PORT`: reclaim a stranded tethered holder, refuse any other (repeatable)'
-complete -c tether -n '__fish_seen_subcommand_from run' -f -l contain -r -d 'keep the whole tree in a kernel container, which nothing leaves; `[=MODE]` is auto (the default), cgroup or pidns'
+complete -c tether -n '__fish_seen_subcommand_from run' -f -l contain -r -d 'keep the whole tree in a kernel container (cgroup or PID namespace) and end it whole; `[=MODE]` is auto (the default), cgroup or pidns'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l marker-var -r -d 'the marker variable, which must hold `KEY`=1'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l name-var -r -d 'the variable that holds the name (`KEY`)'
 complete -c tether -n '__fish_seen_subcommand_from check' -f -l help -s h -d 'show help'

@@ -4,11 +4,11 @@
 // which the command runs outside it), ended whole with cgroup.kill, and
 // removed at the end.
 //
-// A cgroup is the one thing a process cannot leave by its own means: a
-// descendant that starts a new session, double-forks, clears or
+// A descendant that starts a new session, double-forks, clears or
 // overwrites its environment, or resets its parent-death signal is still
 // listed in the group's cgroup.procs, and cgroup.kill reaches it (and
-// whatever it forks meanwhile) in one step. The group also carries the
+// whatever it forks meanwhile) in one step. Only a process allowed to
+// write to a group outside can leave, by moving itself there on purpose. The group also carries the
 // run's stamp, as an extended attribute, so that a member whose
 // environment no longer says whose it is can be recognised by its
 // group.
