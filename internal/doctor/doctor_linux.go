@@ -206,9 +206,3 @@ func processLimit() Finding {
 	return f
 }
 
-func unwrap(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
