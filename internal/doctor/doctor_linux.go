@@ -205,4 +205,3 @@ func processLimit() Finding {
 	f.Detail = fmt.Sprintf("%d of %d processes and threads in use", used, lim.Cur)
 	return f
 }
-
