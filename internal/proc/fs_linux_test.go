@@ -2,8 +2,10 @@ package proc_test
 
 import (
 	"errors"
+	"os/exec"
 	"reflect"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,5 +91,30 @@ func TestFSSystemFiles(t *testing.T) {
 	}
 	if socks, err := fixtureFS.NetTable("tcp6"); err != nil || socks != nil {
 		t.Errorf("NetTable(tcp6) of a kernel without it = %v, %v; want nothing", socks, err)
+	}
+}
+
+// Descendants, by parent links, finds what Subtree, by children lists,
+// finds: a shell's children and grandchildren.
+func TestDescendantsByParentLinks(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", `sleep 30 & sh -c "sleep 30 & wait" & wait`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	fs := proc.Host()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(fs.Subtree(cmd.Process.Pid, 0)) < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	byLinks, byLists := fs.Descendants(cmd.Process.Pid, 0), fs.Subtree(cmd.Process.Pid, 0)
+	slices.SortFunc(byLinks, func(a, b proc.Member) int { return a.PID - b.PID })
+	slices.SortFunc(byLists, func(a, b proc.Member) int { return a.PID - b.PID })
+	if len(byLists) != 3 || !reflect.DeepEqual(byLinks, byLists) {
+		t.Errorf("Descendants = %v, Subtree = %v; want the same three", byLinks, byLists)
 	}
 }

@@ -1,0 +1,39 @@
+package proc
+
+// Descendants lists the live (non-zombie) descendants of root, leaving
+// out skip and its own descendants, by the parent links of every process:
+// the walk where there is no per-process list of children (macOS) or no
+// subreaper to keep the tree below root. An orphan already re-parented
+// to init is not among them; what finds it is the run id it carries.
+func (fs FS) Descendants(root, skip int) []Member {
+	pids, err := fs.PIDs()
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	stats := map[int]Stat{}
+	for _, pid := range pids {
+		st, err := fs.Stat(pid)
+		if err != nil || pid == st.PPID {
+			continue
+		}
+		stats[pid] = st
+		children[st.PPID] = append(children[st.PPID], pid)
+	}
+	var out []Member
+	queue := append([]int(nil), children[root]...)
+	seen := map[int]bool{skip: true, root: true}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		if st := stats[pid]; !st.Zombie() {
+			out = append(out, Member{PID: pid, StartTime: st.StartTime})
+		}
+		queue = append(queue, children[pid]...)
+	}
+	return out
+}
