@@ -38,3 +38,8 @@ func (c Config) arm(a *syscall.SysProcAttr) {
 func Start(cmd *exec.Cmd) error {
 	return startOnSpawner(cmd)
 }
+
+// startOnSpawner runs cmd.Start on the spawner thread.
+func startOnSpawner(cmd *exec.Cmd) error {
+	return onSpawner(startRequest{cmd: cmd})
+}

@@ -37,15 +37,6 @@ func ignoreReserved() {
 	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&ign)), 0, 8, 0, 0)
 }
 
-// inherited is what tether's caller left it: the signals it ignores and
-// those it blocks. A signal ignored when tether starts stays ignored in
-// the command and is not forwarded (nohup); one blocked stays blocked.
-// Go's runtime replaces an inherited SIG_IGN with its own handler before
-// any of tether's code runs for every signal but HUP, INT and the job
-// control signals (CONT, TSTP, TTIN, TTOU), and unblocks the ones it must
-// handle; what the runtime left is what tether can honour.
-type inherited struct{ ignored, blocked uint64 }
-
 func readInherited() inherited {
 	var in inherited
 	data, err := os.ReadFile("/proc/self/status")
@@ -74,7 +65,8 @@ func readInherited() inherited {
 	return in
 }
 
-func bit(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
+// maxSignal is the highest signal number.
+const maxSignal = 64
 
 // commonSignals are caught before the command starts: those a terminal,
 // a shell or a process manager sends a job, and those that, uncaught,
@@ -86,28 +78,6 @@ var commonSignals = map[syscall.Signal]bool{
 	unix.SIGCONT: true, unix.SIGTSTP: true, unix.SIGTTIN: true, unix.SIGTTOU: true,
 	unix.SIGSYS: true, unix.SIGTRAP: true, unix.SIGILL: true, unix.SIGABRT: true,
 	unix.SIGBUS: true, unix.SIGFPE: true, unix.SIGSEGV: true, unix.SIGSTKFLT: true,
-}
-
-// toForward are the signals Supervise catches to pass on to the command's
-// group: every one it can, as dumb-init does, but those its caller left
-// ignored or blocked; the common ones first, then the rest.
-func (in inherited) toForward() (common, rare []os.Signal) {
-	for s := syscall.Signal(1); s <= 64; s++ {
-		switch {
-		case notForwarded[s] || (in.ignored|in.blocked)&bit(s) != 0:
-		case commonSignals[s]:
-			common = append(common, s)
-		default:
-			rare = append(rare, s)
-		}
-	}
-	return common, rare
-}
-
-// stopSignal reports whether sig stops a process by default: the job
-// control signals a terminal or kill(1) sends.
-func stopSignal(sig syscall.Signal) bool {
-	return sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU
 }
 
 // dieBy ends the calling process by sig, as the command it ran died: the

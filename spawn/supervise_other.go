@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package spawn
 
@@ -14,9 +14,6 @@ func Exec(cfg Config) error {
 
 // WatchdogMain fails: there is no supervisor to watch on this platform.
 func WatchdogMain(args []string) int { return 125 }
-
-// InitMain fails: there is no contained run on this platform.
-func InitMain(args []string) int { return 125 }
 
 // Pick finds no containment: this platform has neither cgroups nor PID
 // namespaces.

@@ -3,9 +3,11 @@ package proc
 // Descendants lists the live (non-zombie) descendants of root, leaving
 // out skip and its own descendants, by the parent links of every process:
 // the walk where there is no per-process list of children (macOS) or no
-// subreaper to keep the tree below root. An orphan already re-parented
-// to init is not among them; what finds it is the run id it carries.
-func (fs FS) Descendants(root, skip int) []Member {
+// subreaper to keep the tree below root. With pgid > 0 the members of
+// that process group are listed too, wherever their parents are. An
+// orphan already re-parented to init that left the group is not among
+// them; what finds it is the run id it carries.
+func (fs FS) Descendants(root, skip, pgid int) []Member {
 	pids, err := fs.PIDs()
 	if err != nil {
 		return nil
@@ -22,6 +24,13 @@ func (fs FS) Descendants(root, skip int) []Member {
 	}
 	var out []Member
 	queue := append([]int(nil), children[root]...)
+	if pgid > 0 {
+		for pid, st := range stats {
+			if st.PGID == pgid {
+				queue = append(queue, pid)
+			}
+		}
+	}
 	seen := map[int]bool{skip: true, root: true}
 	for len(queue) > 0 {
 		pid := queue[0]

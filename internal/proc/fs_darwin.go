@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -102,6 +103,9 @@ func (fs FS) Stat(pid int) (Stat, error) {
 	}
 	return st, nil
 }
+
+// SelfStat is Stat of the calling process.
+func (fs FS) SelfStat() (Stat, error) { return fs.Stat(os.Getpid()) }
 
 // StartedAt turns a start time (microseconds since the epoch) into time.
 func (fs FS) StartedAt(start uint64) (time.Time, error) {

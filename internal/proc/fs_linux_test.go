@@ -111,7 +111,7 @@ func TestDescendantsByParentLinks(t *testing.T) {
 	for len(fs.Subtree(cmd.Process.Pid, 0)) < 3 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	byLinks, byLists := fs.Descendants(cmd.Process.Pid, 0), fs.Subtree(cmd.Process.Pid, 0)
+	byLinks, byLists := fs.Descendants(cmd.Process.Pid, 0, 0), fs.Subtree(cmd.Process.Pid, 0)
 	slices.SortFunc(byLinks, func(a, b proc.Member) int { return a.PID - b.PID })
 	slices.SortFunc(byLists, func(a, b proc.Member) int { return a.PID - b.PID })
 	if len(byLists) != 3 || !reflect.DeepEqual(byLinks, byLists) {

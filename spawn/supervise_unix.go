@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package spawn
 
 import (
@@ -19,6 +21,9 @@ import (
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
+
+// errParentGone says the parent died before it could be followed.
+var errParentGone = errors.New("parent died before it could be followed")
 
 // execStatus is the shell's status for a command that could not be
 // started: 127 not found, 126 found but not executable, 125 for the
@@ -114,11 +119,11 @@ func Supervise(cfg Config) (int, error) {
 	// lost in between.
 	common, rare := in.toForward()
 	signal.Notify(r.sigs, append(common, syscall.SIGCHLD)...)
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+	if err := becomeSubreaper(); err != nil {
 		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
 	if !cfg.OutliveParent {
-		if err := followParent(); err == errParentGone {
+		if err := followParent(r.sigs); err == errParentGone {
 			// The caller died before tether was tied to it: start
 			// nothing, and end as its death would have ended tether.
 			trace.Printf("not started: %v", err)
@@ -257,7 +262,7 @@ func (r *run) prepare() (string, *syscall.ProcAttr, error) {
 		Files: []uintptr{or(cfg.Stdin, os.Stdin).Fd(), or(cfg.Stdout, os.Stdout).Fd(), or(cfg.Stderr, os.Stderr).Fd()},
 		Sys:   &syscall.SysProcAttr{},
 	}
-	cfg.arm(attr.Sys)
+	armChild(cfg, attr.Sys)
 	if path, r.argv, err = r.contain(path, attr); err != nil {
 		return "", nil, err
 	}
@@ -271,27 +276,14 @@ func or(f, def *os.File) *os.File {
 	return def
 }
 
-// followParent arms SIGTERM for when the caller dies, from the spawner
-// thread, which lives as long as tether; then it checks that the caller
-// did not die before the signal was armed. In a PID namespace's init the
-// parent is outside (getppid is 0) and there is nothing to follow.
-func followParent() error {
-	ppid := os.Getppid()
-	if ppid == 0 {
-		trace.Printf("no parent to follow (init of a PID namespace)")
-		return nil
-	}
-	return runOnSpawner(func() error { return armParentDeath(ppid, syscall.SIGTERM) })
-}
-
 // start forks the command from the spawner thread. It is reaped by
 // wait4(-1) in the loop, so that one owner sees every status and none is
 // stolen; os/exec, which would reap it itself, is not used here.
 func (r *run) start(path string, attr *syscall.ProcAttr) error {
-	if r.wd != nil && r.box != nil && r.box.group != nil {
+	if dir := r.box.groupDir(); r.wd != nil && dir != "" {
 		// Before the command is born in it: the watchdog kills the
 		// group whole from the first moment on.
-		r.wd.tell("c " + r.box.group.Dir)
+		r.wd.tell("c " + dir)
 	}
 	var pid int
 	err := runOnSpawner(func() (err error) {
@@ -316,10 +308,7 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 	if r.cfg.LeaveDir {
 		_ = os.Chdir("/")
 	}
-	if r.box != nil && r.box.reports != nil {
-		r.box.reading = true
-		go r.readReports()
-	}
+	r.box.afterStart(r)
 	if r.wd != nil {
 		r.wd.tell("g " + strconv.Itoa(pid))
 		r.record()
@@ -431,14 +420,7 @@ func (r *run) reap() {
 			r.suspend(ws.StopSignal())
 		case ws.Stopped(), ws.Continued():
 		case pid == r.child:
-			r.status = syscall.WaitStatus(ws)
-			if r.box != nil && r.box.initStatus != nil {
-				// The init's pipe is at its end now: the
-				// command's own status, which the init passed on.
-				if st, ok := <-r.box.initStatus; ok {
-					r.status = st
-				}
-			}
+			r.status = r.box.statusOf(syscall.WaitStatus(ws))
 			r.done = true
 			if r.wd != nil {
 				// Its group id may be recycled from now on.
@@ -460,21 +442,21 @@ func (r *run) reap() {
 }
 
 // tree lists the live processes of the command's tree: tether's subtree
-// without its watchdog. As a child subreaper, tether stays an ancestor of
-// everything its command starts, so no scan of every process is needed.
+// without its watchdog, and the strays found otherwise. As a child
+// subreaper (Linux), tether stays an ancestor of everything its command
+// starts, so no scan of every process is needed.
 func (r *run) tree() []proc.Member {
 	skip := 0
 	if r.wd != nil && !r.wd.reaped {
 		skip = r.wd.pid
 	}
-	tree := proc.Host().Subtree(os.Getpid(), skip)
-	ms := r.box.members()
+	tree := r.below(skip)
+	ms := r.strays()
 	if len(ms) == 0 {
 		return tree
 	}
-	// A member moved out of tether's subtree (reparented to an init
-	// outside, as in a PID namespace set up by the command) is still in
-	// the run's cgroup.
+	// Members found otherwise than below tether: in the run's cgroup,
+	// or, with no subreaper to keep them below, by the run id.
 	seen := make(map[proc.Member]bool, len(tree))
 	for _, m := range tree {
 		seen[m] = true

@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package spawn
 
 import (
@@ -41,10 +43,6 @@ func onSpawner(req startRequest) error {
 	return <-req.done
 }
 
-// startOnSpawner runs cmd.Start on the spawner thread.
-func startOnSpawner(cmd *exec.Cmd) error {
-	return onSpawner(startRequest{cmd: cmd})
-}
 
 // runOnSpawner runs fn on the spawner thread: for per-thread state that
 // must live as long as the process, such as tether's own parent-death

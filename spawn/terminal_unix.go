@@ -1,8 +1,9 @@
+//go:build linux || darwin
+
 package spawn
 
 import (
 	"os"
-	"runtime"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -90,19 +91,6 @@ func (r *run) forwardShared(sig syscall.Signal) {
 		_ = unix.Kill(r.child, sig)
 	}
 	trace.Printf("forwarded %s to the command", unix.SignalName(sig))
-}
-
-// setForeground gives the terminal to group pgid with SIGTTOU blocked on
-// this thread, as shells do: caught, it would have the call restarted
-// again and again from the background.
-func (r *run) setForeground(pgid int) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var set, old unix.Sigset_t
-	addSignal(&set, unix.SIGTTOU)
-	_ = unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old)
-	_ = unix.IoctlSetPointerInt(r.term.fd, unix.TIOCSPGRP, pgid)
-	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
 }
 
 // restoreTerminal takes the terminal back for tether's own group when

@@ -1,3 +1,5 @@
+//go:build linux && !tetherportable
+
 package spawn
 
 import (
@@ -280,6 +282,45 @@ func (b *container) stillStopped() bool {
 	b.mu.Unlock()
 	st, err := proc.Host().Stat(pid)
 	return err == nil && (st.State == 'T' || st.State == 't')
+}
+
+// groupDir is the run's cgroup, "" when it has none.
+func (b *container) groupDir() string {
+	if b == nil || b.group == nil {
+		return ""
+	}
+	return b.group.Dir
+}
+
+// afterStart starts reading the init's reports, once it runs.
+func (b *container) afterStart(r *run) {
+	if b != nil && b.reports != nil {
+		b.reading = true
+		go r.readReports()
+	}
+}
+
+// statusOf is the command's wait status, given the status of the child
+// tether started: in a PID namespace the init passed the command's own on
+// before it exited, and its pipe is at its end now.
+func (b *container) statusOf(ws syscall.WaitStatus) syscall.WaitStatus {
+	if b == nil || b.initStatus == nil {
+		return ws
+	}
+	if st, ok := <-b.initStatus; ok {
+		return st
+	}
+	return ws
+}
+
+// groupBox is a container for the watchdog, which knows only the run's
+// cgroup directory.
+func groupBox(dir string) *container {
+	h, err := cgroup.Find(proc.Host())
+	if err != nil || dir == "" {
+		return nil
+	}
+	return &container{group: &cgroup.Group{Dir: dir}, hier: h}
 }
 
 // stopReports is the channel of the command's stops, nil (never ready)

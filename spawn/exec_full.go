@@ -1,7 +1,8 @@
+//go:build linux && !tetherportable
+
 package spawn
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -56,9 +57,6 @@ func Exec(cfg Config) error {
 	err = syscall.Exec(path, cfg.Args, env)
 	return &StartError{Status: execStatus(err), Err: fmt.Errorf("exec %s: %w", path, err)}
 }
-
-// errParentGone says the parent died before its death signal was armed.
-var errParentGone = errors.New("parent died before it could be followed")
 
 // armParentDeath arms sig for when ppid dies, on the calling thread, then
 // checks that ppid did not die before it was armed: errParentGone.

@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package spawn
 
 import (
@@ -14,7 +16,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
@@ -91,12 +92,11 @@ func startWatchdog(s watchdogSpec) (*watchdog, error) {
 		return nil, fmt.Errorf("watchdog pipe: %w", err)
 	}
 	defer r.Close()
-	mfd, err := unix.MemfdCreate("tether-members", unix.MFD_CLOEXEC)
+	members, err := memberFile()
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("watchdog member list: %w", err)
 	}
-	members := os.NewFile(uintptr(mfd), "tether-members")
 	args := []string{s.runID, strconv.FormatInt(int64(s.grace), 10)}
 	path, argv := s.path, append([]string{s.path, WatchdogArg}, args...)
 	if _, err := os.Stat(s.shell); s.shell != "" && err == nil {
@@ -208,11 +208,8 @@ func WatchdogMain(args []string) int {
 		}
 	}
 	trace.Printf("watchdog: supervisor of run %s died; ending the run", args[0])
-	var box *container
-	if h, err := cgroup.Find(proc.Host()); err == nil && group != "" {
-		box = &container{group: &cgroup.Group{Dir: group}, hier: h}
-		box.kill()
-	}
+	box := groupBox(group)
+	box.kill()
 	endRun(args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")), box)
 	box.release()
 	return 0
@@ -264,7 +261,7 @@ func endRun(runID string, grace time.Duration, recorded []proc.Member, box *cont
 				if st, err := fs.Stat(m.PID); err != nil || st.StartTime != m.StartTime || st.Zombie() {
 					continue
 				}
-				for _, d := range append(fs.Subtree(m.PID, 0), m) {
+				for _, d := range append(subtreeOf(m.PID), m) {
 					if !seen[d] {
 						seen[d] = true
 						ms = append(ms, d)
