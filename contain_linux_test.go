@@ -63,6 +63,7 @@ type escapeCase struct {
 // root and (the PID namespace, through a user namespace) as uid 65534,
 // and ends the run in each of three ways: nothing may be left.
 func TestContainEndsEscapees(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the cgroup is made below root's, and the runs as uid 65534 need a change of user")
 	}
@@ -269,6 +270,7 @@ func withToken(token string) []string {
 // A renamed or env-cleared member of a contained run is tethered, with
 // its run id and name, by its container: check says so, and ps lists it.
 func TestContainedMembersAreTethered(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the test binary, which starts the renamed members, is readable by its user alone")
 	}
@@ -337,6 +339,7 @@ func hostPIDs(t *testing.T, tetherPID int, line string) string {
 // --contain=cgroup where no cgroup can be made starts nothing: exit 125
 // and the reason.
 func TestContainCgroupNotWritable(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run tether as uid 65534, for whom the cgroup hierarchy is not writable")
 	}
@@ -363,6 +366,7 @@ func TestContainCgroupNotWritable(t *testing.T) {
 // What doctor says --contain picks is what run --contain uses, as root
 // and as uid 65534.
 func TestDoctorPicksWhatRunUses(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	users := map[string]*syscall.Credential{"self": nil}
 	if os.Geteuid() == 0 {
 		users["65534"] = &syscall.Credential{Uid: 65534, Gid: 65534}
@@ -408,6 +412,7 @@ func TestDoctorPicksWhatRunUses(t *testing.T) {
 }
 
 func TestContainUsage(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	wantUsage(t, tether(t, nil, "run", "--contain=jail", "--", "true"), "jail")
 	wantUsage(t, tether(t, nil, "run", "--contain", "--exec", "--", "true"), "--exec")
 	// Not a command named cgroup.
@@ -423,6 +428,7 @@ func TestContainUsage(t *testing.T) {
 // command is not tether's child but its init's, which cannot stop, so
 // the init tells tether, which stops in its place.
 func TestInteractiveContained(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	for _, mode := range []string{"cgroup", "pidns"} {
 		if why := containUnavailable(t, escapeCase{mode: mode}); why != "" {
 			t.Run(mode, func(t *testing.T) { t.Skip(why) })
@@ -466,6 +472,7 @@ func TestInteractiveContained(t *testing.T) {
 // contained run are stranded in its cgroup, renamed ones too: check says
 // so, and reclaim finds them by the group, ends them and removes it.
 func TestReclaimStrandedContained(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	if why := containUnavailable(t, escapeCase{mode: "cgroup"}); why != "" {
 		t.Skip(why)
 	}
@@ -533,6 +540,7 @@ func perlTERM(t *testing.T, leave bool) []string {
 // signal for the command alone still reaches it, also once it has left
 // the init's process group.
 func TestContainedCommandGetsSignals(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	if why := containUnavailable(t, escapeCase{mode: "pidns"}); why != "" {
 		t.Skip(why)
 	}
@@ -566,6 +574,7 @@ func TestContainedCommandGetsSignals(t *testing.T) {
 
 // A start that fails leaves no cgroup behind.
 func TestContainFailedStartLeavesNoGroup(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	if why := containUnavailable(t, escapeCase{mode: "cgroup"}); why != "" {
 		t.Skip(why)
 	}
@@ -595,6 +604,7 @@ func TestContainFailedStartLeavesNoGroup(t *testing.T) {
 // container), --contain=pidns is exit 125 naming the mode, not an exec
 // failure of the command.
 func TestContainPIDNamespaceRefused(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil || os.Geteuid() != 0 {
 		t.Skip("needs root and setpriv(1) to drop CAP_SYS_ADMIN")
@@ -609,6 +619,7 @@ func TestContainPIDNamespaceRefused(t *testing.T) {
 // As the init of a PID namespace itself (a container's entrypoint),
 // tether cannot stop: a contained command stopped by TSTP is continued.
 func TestContainedUnderInitContinuesStopped(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	unshare := needUnshare(t)
 	if why := containUnavailable(t, escapeCase{mode: "pidns"}); why != "" {
 		t.Skip(why)
@@ -629,6 +640,7 @@ func TestContainedUnderInitContinuesStopped(t *testing.T) {
 // process can be moved into a new group, so auto takes a PID namespace
 // and --contain=cgroup is refused. doctor agrees with run both ways.
 func TestContainDelegatedCgroup(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to hand a cgroup over to uid 65534")
 	}

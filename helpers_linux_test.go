@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -257,4 +258,14 @@ func sigName(s syscall.Signal) string {
 		return n
 	}
 	return "signal " + strconv.Itoa(int(s))
+}
+
+// needFull skips a test of what only Linux's full supervision path does
+// (the parent-death signal, the child subreaper, containment) when the
+// tests run the portable one.
+func needFull(t *testing.T, what string) {
+	t.Helper()
+	if portable {
+		t.Skip("not on the portable path (tetherportable): " + what)
+	}
 }

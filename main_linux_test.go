@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	tetherBin = filepath.Join(dir, "tether")
-	build := exec.Command("go", "build", "-o", tetherBin, ".")
+	args := []string{"build", "-o", tetherBin}
+	if portable {
+		args = append(args, "-tags", "tetherportable")
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build tether:", err)

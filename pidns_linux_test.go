@@ -106,6 +106,7 @@ func TestPIDNamespaceHostStampSeenFromInside(t *testing.T) {
 // A command inside a namespace whose supervisor is gone while the
 // namespace lives on is stranded, and reclaimable from the host.
 func TestPIDNamespaceStrandedReclaimedFromHost(t *testing.T) {
+	needFull(t, "it strands the command with --exec")
 	unshare := needUnshare(t)
 	name := "nsgone-" + probe.NewRunID()[:8]
 	// In the namespace: its init (sleep) outlives a shell that starts

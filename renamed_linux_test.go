@@ -50,6 +50,7 @@ func wantEnded(t *testing.T, ms []proc.Member, when string) {
 // the command exits, and when tether gets TERM.
 func TestRunEndsRenamedDescendants(t *testing.T) {
 	t.Run("command exits", func(t *testing.T) {
+		needFull(t, "with no subreaper, a renamed descendant in a session of its own is orphaned to init, out of reach, when the command exits")
 		r := startTether(t, helperEnv("renamers", "PROCTEST_STATUS=7"), "run", "--grace", "1s", "--", os.Args[0])
 		ms := members(t, r.line(t))
 		if code := r.wait(t); code != 7 {

@@ -377,6 +377,7 @@ func TestRunCallerKilled(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			args := []string{"run"}
 			if mode == "exec" {
+				needFull(t, "--exec arms the parent-death signal")
 				args = append(args, "--exec")
 			}
 			args = append(args, "--", "/usr/bin/env", proctest.ModeVar+"=self", "PROCTEST_STAY=1", os.Args[0])
@@ -445,6 +446,7 @@ func TestRunOutliveParent(t *testing.T) {
 }
 
 func TestRunExec(t *testing.T) {
+	needFull(t, "--exec arms the parent-death signal")
 	tr := startTether(t, helperEnv("self", "PROCTEST_STAY=1"), "run", "--exec", "--name", "web", "--", os.Args[0])
 	s := readSelf(t, tr.line(t))
 	if s.PID != tr.cmd.Process.Pid {

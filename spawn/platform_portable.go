@@ -42,9 +42,17 @@ func (r *run) below(skip int) []proc.Member {
 }
 
 // strays are the processes of the run that left tether's tree: those
-// still carrying its run id.
+// still carrying its run id, and those on the list last written down for
+// the watchdog (renamed or env-cleared ones among them) that are still
+// the same processes, with their descendants.
 func (r *run) strays() []proc.Member {
-	ms, _ := proc.Host().Scan([]string{probe.RunIDVar + "=" + r.cfg.RunID})
+	fs := proc.Host()
+	ms, _ := fs.Scan([]string{probe.RunIDVar + "=" + r.cfg.RunID})
+	for _, m := range r.recorded {
+		if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
+			ms = append(append(ms, m), fs.Descendants(m.PID, 0, 0)...)
+		}
+	}
 	return ms
 }
 

@@ -43,7 +43,6 @@ func onSpawner(req startRequest) error {
 	return <-req.done
 }
 
-
 // runOnSpawner runs fn on the spawner thread: for per-thread state that
 // must live as long as the process, such as tether's own parent-death
 // signal.

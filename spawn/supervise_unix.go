@@ -88,6 +88,8 @@ type run struct {
 	// closeAfterStart are the child's ends of pipes, closed here once
 	// it has them.
 	closeAfterStart []*os.File
+	// recorded is the tree as last written down for the watchdog.
+	recorded []proc.Member
 }
 
 // Supervise runs cfg.Args as tether run does and returns its exit status:
@@ -324,8 +326,9 @@ const recordEvery = 250 * time.Millisecond
 
 // record writes the tree down for the watchdog.
 func (r *run) record() {
+	r.recorded = r.tree()
 	if r.wd != nil {
-		r.wd.record(r.tree())
+		r.wd.record(r.recorded)
 	}
 }
 
@@ -369,6 +372,12 @@ func (r *run) loop() int {
 		case syscall.SIGCONT:
 			r.resume()
 		default:
+			if sig == syscall.SIGTERM {
+				// The tree as it stands before the TERM scatters it:
+				// where no subreaper keeps it together, the cleanup
+				// finds the orphans from this list.
+				r.record()
+			}
 			r.forward(sig.(syscall.Signal))
 			if sig == syscall.SIGTERM && kill == nil {
 				r.termAt = time.Now()
@@ -463,6 +472,7 @@ func (r *run) tree() []proc.Member {
 	}
 	for _, m := range ms {
 		if !seen[m] {
+			seen[m] = true
 			tree = append(tree, m)
 		}
 	}
