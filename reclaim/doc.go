@@ -17,8 +17,10 @@
 // signalled at all. By default only the caller's processes are selected:
 // those whose real user id is the caller's.
 //
-// Limits: ports are looked up in the caller's network namespace only; on
-// macOS ports are not looked up and processes are signalled with kill(2)
-// right after a fresh check, since there is no pidfd; on other systems
-// nothing is found.
+// Limits: ports are looked up in the caller's network namespace only. On
+// macOS, which has no table of sockets, every process's descriptors are
+// read through the proc_info system call (other users' only as root;
+// lsof's field output where the call is refused), and processes are
+// signalled with kill(2) right after a fresh check, since there is no
+// pidfd. On other systems nothing is found.
 package reclaim
