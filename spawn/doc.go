@@ -20,8 +20,17 @@
 // SIGKILL, its watchdog ([WatchdogMain], a second process started before
 // the command) ends every process that carries the run id.
 //
+// On macOS, which has no parent-death signal and no subreaper, Supervise
+// takes the portable path (platform_portable.go): the caller is followed
+// by a kqueue event, the tree is found by parent links, its process group
+// and its run id, and the watchdog alone covers the command should the
+// supervisor be killed; Exec, which would leave nothing to cover it, is
+// refused. The tetherportable build tag has Linux take the same path, so
+// that it is tested in Linux CI.
+//
 // Limits: the parent-death signal reaches only the direct child; grandchildren
-// are cleaned up by the supervisor. Only Linux has a parent-death signal;
-// elsewhere Start, Supervise and Exec return ErrUnsupported rather than
-// start a child that nothing would tie to its parent.
+// are cleaned up by the supervisor. Prepare and Start need Linux's
+// parent-death signal; elsewhere they return ErrUnsupported rather than
+// start a child that nothing would tie to its parent, as do Supervise and
+// Exec on systems other than Linux and macOS.
 package spawn
