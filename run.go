@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"runtime"
 	"slices"
 	"time"
 
@@ -79,7 +81,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		Args:          args,
 		Grace:         c.Duration("grace"),
 		OutliveParent: c.Bool("outlive-parent"),
-		WatchdogPath:  "/proc/self/exe",
+		WatchdogPath:  selfPath(),
 		LeaveDir:      true,
 		DieBySignal:   true,
 	}
@@ -166,4 +168,18 @@ func portError(err error) error {
 	}
 	return failf("tether run: port %d is held by a process of uid %s that tether cannot see; nothing was signalled",
 		pr.Port, joinInts(pr.HiddenUIDs))
+}
+
+// selfPath is this binary, for the watchdog and a contained run's init:
+// on Linux /proc/self/exe, which stays this binary even if its file is
+// replaced; elsewhere its path ("" when unknown: no watchdog).
+func selfPath() string {
+	if runtime.GOOS == "linux" {
+		return "/proc/self/exe"
+	}
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return p
 }

@@ -44,11 +44,13 @@ type watchdog struct {
 // shell act: it sends TERM to the command's group with its built-in kill
 // and kills the run's cgroup whole by writing its cgroup.kill, neither of
 // which needs a new process (a machine out of processes is one way a
-// supervisor dies), then hands over to the program itself (fd 4, opened
-// before the supervisor could die), which ends the rest of the run.
-// Signals aimed at tether's terminal or group are ignored, and stay
-// ignored across the exec.
+// supervisor dies), then hands over to the program itself ($1: on Linux
+// fd 4, opened before the supervisor could die), which ends the rest of
+// the run. Signals aimed at tether's terminal or group are ignored, and
+// stay ignored across the exec.
 const watchScript = `trap '' HUP INT QUIT TERM PIPE
+x=$1
+shift
 g= c=
 while read -r word <&3; do
 	case $word in
@@ -60,7 +62,7 @@ while read -r word <&3; do
 done
 [ -n "$g" ] && kill -TERM -"$g" 2>/dev/null
 [ -n "$c" ] && { echo 1 >"$c/cgroup.kill"; } 2>/dev/null
-exec /proc/self/fd/4 ` + WatchdogArg + ` "$@" "$c"`
+exec "$x" ` + WatchdogArg + ` "$@" "$c"`
 
 // watchdogSpec is what a watchdog is started with.
 type watchdogSpec struct {
@@ -101,7 +103,7 @@ func startWatchdog(s watchdogSpec) (*watchdog, error) {
 	path, argv := s.path, append([]string{s.path, WatchdogArg}, args...)
 	if _, err := os.Stat(s.shell); s.shell != "" && err == nil {
 		path = s.shell
-		argv = append([]string{WatchdogArg, "-c", watchScript, WatchdogArg}, args...)
+		argv = append([]string{WatchdogArg, "-c", watchScript, WatchdogArg, openedExe(s.path)}, args...)
 	}
 	// Its trace, when there is one, goes where the supervisor's does.
 	env, stderr := []string{}, null.Fd()
