@@ -29,14 +29,14 @@ func ignoreReserved() {}
 // readInherited reads what tether's caller left ignored, as far as Go's
 // runtime keeps it (HUP and INT); macOS has no /proc/self/status to read
 // the blocked signals from.
-func readInherited() inherited {
+func readInherited() (inherited, error) {
 	var in inherited
 	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT} {
 		if signal.Ignored(sig) {
 			in.ignored |= bit(sig)
 		}
 	}
-	return in
+	return in, nil
 }
 
 // commonSignals are caught before the command starts; the rest a moment

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -37,11 +38,18 @@ func ignoreReserved() {
 	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&ign)), 0, 8, 0, 0)
 }
 
-func readInherited() inherited {
+// readInherited reads what tether's caller left it from /proc/self/status
+// (SigIgn, SigBlk). The same read checks that /proc numbers processes
+// as kill and wait do (proc.FS.CheckOwn): the tree is walked and
+// signalled by the PIDs /proc shows.
+func readInherited() (inherited, error) {
 	var in inherited
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return in
+		return in, nil
+	}
+	if err := proc.Host().CheckOwnStatus(data); err != nil {
+		return in, err
 	}
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
 		key, val, ok := bytes.Cut(line, []byte{':'})
@@ -62,7 +70,7 @@ func readInherited() inherited {
 			in.ignored |= bit(sig)
 		}
 	}
-	return in
+	return in, nil
 }
 
 // maxSignal is the highest signal number.

@@ -107,20 +107,25 @@ func Supervise(cfg Config) (int, error) {
 		cfg.RunID = probe.NewRunID()
 	}
 	r := &run{cfg: cfg, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
-	in := readInherited()
+	in, err := readInherited()
+	if err != nil {
+		return 0, &StartError{Status: 125, Err: err}
+	}
 	r.armWatchdog()
 	// Beside the rest of the set-up; done before the command starts.
 	warmed := make(chan struct{})
 	go func() { warmThreads(4); close(warmed) }()
+	// Before the child exists, so that no SIGCHLD or forwarded signal is
+	// lost in between, and beside the rest of the set-up: each signal
+	// registered waits on a round trip to the runtime's signal thread.
+	common, rare := in.toForward()
+	notified := make(chan struct{})
+	go func() { signal.Notify(r.sigs, append(common, syscall.SIGCHLD)...); close(notified) }()
 	defer r.finish()
 	path, attr, err := r.prepare()
 	if err != nil {
 		return 0, err
 	}
-	// Before the child exists, so that no SIGCHLD or forwarded signal is
-	// lost in between.
-	common, rare := in.toForward()
-	signal.Notify(r.sigs, append(common, syscall.SIGCHLD)...)
 	if err := becomeSubreaper(); err != nil {
 		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
@@ -139,6 +144,7 @@ func Supervise(cfg Config) (int, error) {
 	}
 	r.setUpTerminal(attr)
 	<-warmed
+	<-notified
 	if err := r.start(path, attr); err != nil {
 		return 0, err
 	}
@@ -246,10 +252,6 @@ func (r *run) stop() {
 // prepare resolves the command and the stamp, and lays out how the
 // child is started.
 func (r *run) prepare() (string, *syscall.ProcAttr, error) {
-	// The tree is walked and signalled by the PIDs /proc shows.
-	if err := proc.Host().CheckOwn(); err != nil {
-		return "", nil, &StartError{Status: 125, Err: err}
-	}
 	path, err := lookPath(r.cfg.Args[0])
 	if err != nil {
 		return "", nil, err
@@ -312,8 +314,8 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 	}
 	r.box.afterStart(r)
 	if r.wd != nil {
+		// The group, at once; the list of the tree at the first tick.
 		r.wd.tell("g " + strconv.Itoa(pid))
-		r.record()
 	}
 	return nil
 }

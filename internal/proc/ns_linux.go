@@ -163,6 +163,11 @@ func (fs FS) CheckOwn() error {
 	if err != nil {
 		return fmt.Errorf("read %s/self/status: %w", fs.root, err)
 	}
+	return fs.CheckOwnStatus(data)
+}
+
+// CheckOwnStatus is CheckOwn on the caller's status file, read already.
+func (fs FS) CheckOwnStatus(data []byte) error {
 	st, err := ParseStatus(data)
 	if err != nil {
 		return err
