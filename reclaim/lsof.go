@@ -20,15 +20,15 @@ func lsofHolder(key uint64) (pid int, ok bool) {
 	return int(key >> 20 & 0x7fffffffff), true
 }
 
-// parseLsof parses lsof's field output (-F pcfun) of listening or bound
+// parseLsof parses lsof's field output (-F pcfunt) of listening or bound
 // sockets of proto: "p" starts a process, "u" its uid, "f" a descriptor,
-// "n" the descriptor's local address ("*:8080", "127.0.0.1:8080",
+// "t" its type (IPv4, IPv6), "n" its local address ("*:8080", "127.0.0.1:8080",
 // "[::1]:8080"); a name with "->" has a peer and serves nothing. It is
 // the fallback where macOS refuses the proc_info system call; never the
 // columns of netstat, which change between releases.
 func parseLsof(out []byte, proto string) map[uint64]Listener {
 	ls := map[uint64]Listener{}
-	pid, uid, fd := 0, -1, -1
+	pid, uid, fd, v6 := 0, -1, -1, false
 	for _, line := range bytes.Split(out, []byte{'\n'}) {
 		if len(line) < 2 {
 			continue
@@ -45,12 +45,14 @@ func parseLsof(out []byte, proto string) map[uint64]Listener {
 			if err != nil {
 				n = -1 // cwd, txt: not a socket
 			}
-			fd = n
+			fd, v6 = n, false
+		case 't':
+			v6 = v == "IPv6"
 		case 'n':
 			if pid <= 0 || fd < 0 || strings.Contains(v, "->") {
 				continue
 			}
-			if l, ok := lsofAddr(v); ok {
+			if l, ok := lsofAddr(v, v6); ok {
 				l.Proto, l.UID = proto, uid
 				key := lsofKey(pid, fd)
 				l.Inode = key
@@ -62,8 +64,9 @@ func parseLsof(out []byte, proto string) map[uint64]Listener {
 }
 
 // lsofAddr reads lsof's local address: host:port, the host "*" for all
-// of them, an IPv6 host in brackets.
-func lsofAddr(v string) (Listener, bool) {
+// of them (of IPv6 when the descriptor's type says so), an IPv6 host in
+// brackets.
+func lsofAddr(v string, v6 bool) (Listener, bool) {
 	i := strings.LastIndexByte(v, ':')
 	if i < 0 {
 		return Listener{}, false
@@ -75,6 +78,8 @@ func lsofAddr(v string) (Listener, bool) {
 	}
 	var addr netip.Addr
 	switch {
+	case host == "*" && v6:
+		addr = netip.IPv6Unspecified()
 	case host == "*":
 		addr = netip.IPv4Unspecified()
 	case strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]"):

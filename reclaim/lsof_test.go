@@ -6,13 +6,14 @@ import (
 )
 
 func TestParseLsof(t *testing.T) {
-	// lsof -nP -F pcfun -iTCP -sTCP:LISTEN, as macOS prints it: lsof
+	// lsof -nP -F pcfunt -iTCP -sTCP:LISTEN, as macOS prints it: lsof
 	// adds the "f" field itself.
-	out := []byte("p412\ncpython3\nu501\nf5\nn*:8000\nf6\nn[::1]:8001\np900\nccontrol\nu0\nfcwd\nn/\nf7\nn127.0.0.1:5000\nf8\nn127.0.0.1:5000->127.0.0.1:51000\n")
+	out := []byte("p412\ncpython3\nu501\nf5\ntIPv4\nn*:8000\nf6\ntIPv6\nn[::1]:8001\nf9\ntIPv6\nn*:8002\np900\nccontrol\nu0\nfcwd\ntDIR\nn/\nf7\ntIPv4\nn127.0.0.1:5000\nf8\ntIPv4\nn127.0.0.1:5000->127.0.0.1:51000\n")
 	ls := parseLsof(out, "tcp")
 	want := map[uint64]Listener{
 		lsofKey(412, 5): {Proto: "tcp", Addr: netip.IPv4Unspecified(), Port: 8000, UID: 501, Inode: lsofKey(412, 5)},
 		lsofKey(412, 6): {Proto: "tcp", Addr: netip.MustParseAddr("::1"), Port: 8001, UID: 501, Inode: lsofKey(412, 6)},
+		lsofKey(412, 9): {Proto: "tcp", Addr: netip.IPv6Unspecified(), Port: 8002, UID: 501, Inode: lsofKey(412, 9)},
 		lsofKey(900, 7): {Proto: "tcp", Addr: netip.MustParseAddr("127.0.0.1"), Port: 5000, UID: 0, Inode: lsofKey(900, 7)},
 	}
 	if len(ls) != len(want) {

@@ -45,7 +45,6 @@ const (
 // Offsets in struct socket_fdinfo (pfi, a struct proc_fileinfo of 24
 // bytes, then psi, a struct socket_info).
 const (
-	offSoUID    = 24 + 16  // psi.soi_stat.vst_uid
 	offSoSocket = 24 + 136 // psi.soi_so, the kernel's socket: its identity
 	offSoType   = 24 + 152 // psi.soi_type
 	offSoFamily = 24 + 160 // psi.soi_family
@@ -83,8 +82,7 @@ func parseFDList(b []byte) ([]fdEntry, error) {
 // darwinSocket is what tether reads of one struct socket_fdinfo.
 type darwinSocket struct {
 	id       uint64 // soi_so, the kernel's socket (as its address, permuted)
-	uid      int
-	listener bool // a listening TCP socket, or a UDP socket with a local port and no peer
+	listener bool   // a listening TCP socket, or a UDP socket with a local port and no peer
 	Listener
 }
 
@@ -100,7 +98,7 @@ func parseSocketInfo(b []byte) (darwinSocket, error) {
 	}
 	le := binary.LittleEndian
 	// The top bit is lsofKey's: a socket's key never has it.
-	s := darwinSocket{id: le.Uint64(b[offSoSocket:]) &^ (1 << 63), uid: int(le.Uint32(b[offSoUID:]))}
+	s := darwinSocket{id: le.Uint64(b[offSoSocket:]) &^ (1 << 63)}
 	kind := int32(le.Uint32(b[offSoKind:]))
 	family := int32(le.Uint32(b[offSoFamily:]))
 	typ := int32(le.Uint32(b[offSoType:]))
@@ -110,7 +108,9 @@ func parseSocketInfo(b []byte) (darwinSocket, error) {
 	// The ports are network-order shorts, copied into ints.
 	lport := binary.BigEndian.Uint16(b[offInLPort:])
 	fport := binary.BigEndian.Uint16(b[offInFPort:])
-	s.Listener = Listener{Addr: inAddr(b[offInLAddr:offInLAddr+16], b[offInVFlag], family), Port: lport, UID: s.uid, Inode: s.id}
+	// The owner (UID) is the holder's, for the caller to fill in: the
+	// kernel leaves soi_stat zero (bsd/kern/socket_info.c).
+	s.Listener = Listener{Addr: inAddr(b[offInLAddr:offInLAddr+16], b[offInVFlag], family), Port: lport, Inode: s.id}
 	switch {
 	case kind == sockInfoTCP && typ == darwinSockStream:
 		s.Proto = "tcp"

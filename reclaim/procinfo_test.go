@@ -9,13 +9,12 @@ import (
 // socketFDInfo builds a struct socket_fdinfo (792 bytes) as XNU lays it
 // out on darwin/amd64 and darwin/arm64 (bsd/sys/proc_info.h of
 // apple-oss-distributions/xnu xnu-11417.101.15; offsets from the start
-// of socket_fdinfo: pfi 0..23, psi from 24; soi_stat.vst_uid 40, soi_so
+// of socket_fdinfo: pfi 0..23, psi from 24; soi_so
 // 160, soi_type 176, soi_family 184, soi_kind 256, soi_proto 264:
 // in_sockinfo insi_fport 264, insi_lport 268, insi_vflag 288, insi_faddr
 // 296..311, insi_laddr 312..327; tcp_sockinfo tcpsi_state 344).
 type socketSpec struct {
 	id                uint64
-	uid               uint32
 	kind, family, typ int32
 	lport, fport      uint16
 	vflag             byte
@@ -26,7 +25,6 @@ type socketSpec struct {
 func socketFDInfo(s socketSpec) []byte {
 	b := make([]byte, 792)
 	le := binary.LittleEndian
-	le.PutUint32(b[40:], s.uid)
 	le.PutUint64(b[160:], s.id)
 	le.PutUint32(b[176:], uint32(s.typ))
 	le.PutUint32(b[184:], uint32(s.family))
@@ -54,17 +52,17 @@ func TestParseSocketInfo(t *testing.T) {
 		listener bool
 		want     Listener
 	}{
-		{"tcp4 listening", socketSpec{id: 0xffffff8012345678, uid: 501, kind: 2, family: 2, typ: 1, lport: 8080, vflag: 1, laddr: netip.MustParseAddr("127.0.0.1"), tcpState: 1},
-			true, Listener{Proto: "tcp", Addr: netip.MustParseAddr("127.0.0.1"), Port: 8080, UID: 501, Inode: 0x7fffff8012345678}},
-		{"tcp6 listening on ::1", socketSpec{id: 7, uid: 501, kind: 2, family: 30, typ: 1, lport: 8443, vflag: 2, laddr: netip.MustParseAddr("::1"), tcpState: 1},
-			true, Listener{Proto: "tcp", Addr: netip.MustParseAddr("::1"), Port: 8443, UID: 501, Inode: 7}},
+		{"tcp4 listening", socketSpec{id: 0xffffff8012345678, kind: 2, family: 2, typ: 1, lport: 8080, vflag: 1, laddr: netip.MustParseAddr("127.0.0.1"), tcpState: 1},
+			true, Listener{Proto: "tcp", Addr: netip.MustParseAddr("127.0.0.1"), Port: 8080, Inode: 0x7fffff8012345678}},
+		{"tcp6 listening on ::1", socketSpec{id: 7, kind: 2, family: 30, typ: 1, lport: 8443, vflag: 2, laddr: netip.MustParseAddr("::1"), tcpState: 1},
+			true, Listener{Proto: "tcp", Addr: netip.MustParseAddr("::1"), Port: 8443, Inode: 7}},
 		{"tcp dual stack on ::", socketSpec{id: 8, kind: 2, family: 30, typ: 1, lport: 3000, vflag: 3, laddr: netip.IPv6Unspecified(), tcpState: 1},
 			true, Listener{Proto: "tcp", Addr: netip.IPv6Unspecified(), Port: 3000, Inode: 8}},
 		{"tcp6 socket v4-mapped", socketSpec{id: 9, kind: 2, family: 30, typ: 1, lport: 3001, vflag: 1, laddr: netip.MustParseAddr("10.0.0.1"), tcpState: 1},
 			true, Listener{Proto: "tcp", Addr: netip.MustParseAddr("10.0.0.1"), Port: 3001, Inode: 9}},
 		{"tcp established", socketSpec{id: 10, kind: 2, family: 2, typ: 1, lport: 8080, fport: 51000, vflag: 1, laddr: netip.MustParseAddr("127.0.0.1"), tcpState: 4},
 			false, Listener{Proto: "tcp", Addr: netip.MustParseAddr("127.0.0.1"), Port: 8080, Inode: 10}},
-		{"udp bound", socketSpec{id: 11, uid: 0, kind: 1, family: 2, typ: 2, lport: 5353, vflag: 1, laddr: netip.IPv4Unspecified()},
+		{"udp bound", socketSpec{id: 11, kind: 1, family: 2, typ: 2, lport: 5353, vflag: 1, laddr: netip.IPv4Unspecified()},
 			true, Listener{Proto: "udp", Addr: netip.IPv4Unspecified(), Port: 5353, Inode: 11}},
 		{"udp connected", socketSpec{id: 12, kind: 1, family: 2, typ: 2, lport: 5353, fport: 53, vflag: 1, laddr: netip.MustParseAddr("192.168.1.2")},
 			false, Listener{Proto: "udp", Addr: netip.MustParseAddr("192.168.1.2"), Port: 5353, Inode: 12}},

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"unsafe"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // procInfo calls proc_info(2): callnum, pid, flavor, arg, and the buffer
@@ -109,6 +111,10 @@ func listeners(ports map[uint16]bool) (map[uint64]Listener, error) {
 		}
 		for _, s := range socks {
 			if s.listener && (ports == nil || ports[s.Port]) {
+				// The socket's owner is its holder's user.
+				if p, err := proc.Host().Process(pid); err == nil {
+					s.UID = p.UID
+				}
 				out[s.id] = s.Listener
 			}
 		}
@@ -159,7 +165,7 @@ func holders(ls map[uint64]Listener, pids []int) ([]holder, error) {
 func lsofListeners(ports map[uint16]bool) (map[uint64]Listener, error) {
 	out := map[uint64]Listener{}
 	for _, q := range []struct{ proto, sel string }{{"tcp", "-iTCP"}, {"udp", "-iUDP"}} {
-		args := []string{"-nP", "-F", "pcfun"}
+		args := []string{"-nP", "-F", "pcfunt"}
 		if len(ports) == 0 {
 			args = append(args, q.sel)
 		}

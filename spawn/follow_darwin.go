@@ -3,6 +3,7 @@
 package spawn
 
 import (
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -14,12 +15,17 @@ import (
 func watchParent(ppid int, gone func()) error {
 	kq, err := unix.Kqueue()
 	if err != nil {
-		return err
+		return fmt.Errorf("follow parent %d: kqueue: %w", ppid, err)
 	}
 	ev := unix.Kevent_t{Ident: uint64(ppid), Filter: unix.EVFILT_PROC, Flags: unix.EV_ADD | unix.EV_ONESHOT, Fflags: unix.NOTE_EXIT}
-	if _, err := unix.Kevent(kq, []unix.Kevent_t{ev}, nil, nil); err != nil || os.Getppid() != ppid {
+	_, err = unix.Kevent(kq, []unix.Kevent_t{ev}, nil, nil)
+	switch {
+	case err == unix.ESRCH || err == nil && os.Getppid() != ppid:
 		unix.Close(kq)
 		return errParentGone
+	case err != nil:
+		unix.Close(kq)
+		return fmt.Errorf("follow parent %d: kevent: %w", ppid, err)
 	}
 	go func() {
 		defer unix.Close(kq)
@@ -29,7 +35,10 @@ func watchParent(ppid int, gone func()) error {
 			if err == unix.EINTR {
 				continue
 			}
-			if n > 0 || err != nil {
+			if err != nil {
+				return // no event will come: the parent is not followed
+			}
+			if n > 0 {
 				gone()
 				return
 			}

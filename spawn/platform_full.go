@@ -45,5 +45,14 @@ func (r *run) below(skip int) []proc.Member { return proc.Host().Subtree(os.Getp
 // cgroup that left it (a PID namespace the command set up itself).
 func (r *run) strays() []proc.Member { return r.box.members() }
 
-// subtreeOf lists the live descendants of pid.
-func subtreeOf(pid int) []proc.Member { return proc.Host().Subtree(pid, 0) }
+// subtreesOf lists the live descendants of pids.
+func subtreesOf(pids []int) []proc.Member {
+	var out []proc.Member
+	for _, pid := range pids {
+		out = append(out, proc.Host().Subtree(pid, 0)...)
+	}
+	return out
+}
+
+// beforeReap has nothing to do: the subreaper keeps the tree below tether.
+func (r *run) beforeReap() {}

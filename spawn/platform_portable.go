@@ -35,29 +35,58 @@ func followParent(sigs chan<- os.Signal) error {
 // armChild gives the command a process group of its own.
 func armChild(_ Config, a *syscall.SysProcAttr) { a.Setpgid = true }
 
-// below lists tether's descendants but skip, and the members of the
-// command's process group, by a walk of every process's parent link.
+// below lists tether's descendants but skip, by a walk of every
+// process's parent link, and the members of the command's process group
+// while the command is unreaped: once it is, its PID, and with it the
+// group's number, may be another's.
 func (r *run) below(skip int) []proc.Member {
-	return proc.Host().Descendants(os.Getpid(), skip, r.child)
+	pgid := r.child
+	if r.done {
+		pgid = 0
+	}
+	return proc.Host().Descendants(os.Getpid(), skip, pgid)
+}
+
+// beforeReap writes the tree down while the command, exited but not yet
+// reaped, still holds its PID: the group's members are on that list, for
+// the cleanup, which no longer looks the group up by its number.
+func (r *run) beforeReap() {
+	if r.done || r.child == 0 {
+		return
+	}
+	if st, err := proc.Host().Stat(r.child); err == nil && st.Zombie() {
+		r.record()
+	}
 }
 
 // strays are the processes of the run that left tether's tree: those
-// still carrying its run id, and those on the list last written down for
-// the watchdog (renamed or env-cleared ones among them) that are still
-// the same processes, with their descendants.
+// still carrying its run id, and those on the list last written down
+// (renamed or env-cleared ones, the command's group) that are still the
+// same processes, with their descendants, from one pass over every
+// process.
 func (r *run) strays() []proc.Member {
 	fs := proc.Host()
 	ms, _ := fs.Scan([]string{probe.RunIDVar + "=" + r.cfg.RunID})
+	var roots []int
 	for _, m := range r.recorded {
 		if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
-			ms = append(append(ms, m), fs.Descendants(m.PID, 0, 0)...)
+			ms = append(ms, m)
+			roots = append(roots, m.PID)
 		}
+	}
+	if len(roots) > 0 {
+		ms = append(ms, fs.DescendantsOf(roots, 0, 0)...)
 	}
 	return ms
 }
 
-// subtreeOf lists the live descendants of pid.
-func subtreeOf(pid int) []proc.Member { return proc.Host().Descendants(pid, 0, 0) }
+// subtreesOf lists the live descendants of pids.
+func subtreesOf(pids []int) []proc.Member {
+	if len(pids) == 0 {
+		return nil
+	}
+	return proc.Host().DescendantsOf(pids, 0, 0)
+}
 
 // errNoContainment is why --contain fails here.
 var errNoContainment = "cgroup and pidns: Linux only"

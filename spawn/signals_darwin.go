@@ -22,15 +22,23 @@ var notForwarded = map[syscall.Signal]bool{
 // maxSignal is the highest signal number.
 const maxSignal = 31
 
+// sigStatus is the terminal's status request (Ctrl-T), which it sends to
+// its whole foreground group.
+const sigStatus = unix.SIGINFO
+
 // ignoreReserved has nothing to do: macOS reserves no signal for its C
 // library.
 func ignoreReserved() {}
 
-// readInherited reads what tether's caller left ignored, as far as Go's
-// runtime keeps it (HUP and INT); macOS has no /proc/self/status to read
-// the blocked signals from.
+// readInherited reads what tether's caller left it, as far as Go's
+// runtime keeps it: the kernel's record of the process (kern.proc.pid)
+// has its ignored and blocked signals.
 func readInherited() (inherited, error) {
 	var in inherited
+	if k, err := unix.SysctlKinfoProc("kern.proc.pid", os.Getpid()); err == nil {
+		in.ignored = uint64(uint32(k.Proc.P_sigignore))
+		in.blocked = uint64(uint32(k.Proc.P_sigmask))
+	}
 	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT} {
 		if signal.Ignored(sig) {
 			in.ignored |= bit(sig)
@@ -50,12 +58,20 @@ var commonSignals = map[syscall.Signal]bool{
 }
 
 // dieBy ends the calling process by sig, as the command it ran died,
-// without a core dump. It returns only if sig does not end a process by
-// default.
+// for the signals that a terminal, a shell or a process manager ends a
+// job with. Go's runtime, once Notify is undone, ends the process by
+// these itself; for the rest it keeps a handler of its own (it would
+// print a crash dump for QUIT, ABRT, SEGV and the like) or ignores them,
+// and macOS gives tether no way around it without cgo: dieBy returns, and
+// the caller exits 128+N.
 func dieBy(sig syscall.Signal) {
+	switch sig {
+	case unix.SIGHUP, unix.SIGINT, unix.SIGTERM:
+	default:
+		return
+	}
 	trace.Printf("ending by %s, as the command did", unix.SignalName(sig))
 	signal.Reset(sig)
-	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
 	_ = unix.Kill(os.Getpid(), sig)
 	time.Sleep(100 * time.Millisecond)
 }

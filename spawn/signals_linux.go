@@ -76,6 +76,10 @@ func readInherited() (inherited, error) {
 // maxSignal is the highest signal number.
 const maxSignal = 64
 
+// sigStatus is the terminal's status request (Ctrl-T), which Linux does
+// not have.
+const sigStatus = syscall.Signal(0)
+
 // commonSignals are caught before the command starts: those a terminal,
 // a shell or a process manager sends a job, and those that, uncaught,
 // would end tether (the synchronous ones, sent with kill). The rest,

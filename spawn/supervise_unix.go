@@ -323,7 +323,10 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 // recordEvery is how often the supervisor writes its tree down for the
 // watchdog: a descendant that renamed itself or cleared its environment
 // and is younger than this when tether is killed with SIGKILL may be
-// missed, unless its parent is still in the tree then.
+// missed, unless its parent is still in the tree then. On the portable
+// path, with no subreaper, the cleanup reads the same list, also when
+// tether ends normally (it is written again before a TERM is passed on,
+// and when the command has exited but is not yet reaped).
 const recordEvery = 250 * time.Millisecond
 
 // record writes the tree down for the watchdog.
@@ -417,6 +420,7 @@ func (r *run) forward(sig syscall.Signal) {
 // is kept, adopted orphans are discarded. A command stopped by a job
 // control signal stops tether too.
 func (r *run) reap() {
+	r.beforeReap()
 	for {
 		var ws unix.WaitStatus
 		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED, nil)
@@ -426,10 +430,11 @@ func (r *run) reap() {
 		if err != nil || pid <= 0 {
 			return
 		}
+		stop, stopped := stopSignalOf(ws)
 		switch {
-		case ws.Stopped() && pid == r.child:
-			r.suspend(ws.StopSignal())
-		case ws.Stopped(), ws.Continued():
+		case stopped && pid == r.child:
+			r.suspend(stop)
+		case stopped, continued(ws):
 		case pid == r.child:
 			r.status = r.box.statusOf(syscall.WaitStatus(ws))
 			r.done = true

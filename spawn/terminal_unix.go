@@ -73,7 +73,7 @@ func terminalSignal(sig syscall.Signal) bool {
 	case unix.SIGINT, unix.SIGQUIT, unix.SIGTSTP, unix.SIGWINCH, unix.SIGHUP, unix.SIGTTIN, unix.SIGTTOU:
 		return true
 	}
-	return false
+	return sig == sigStatus
 }
 
 // forwardShared passes sig on to a command in its job's group: to it

@@ -259,15 +259,18 @@ func endRun(runID string, grace time.Duration, recorded []proc.Member, box *cont
 			for _, m := range ms {
 				seen[m] = true
 			}
+			var alive []proc.Member
+			var roots []int
 			for _, m := range recorded {
-				if st, err := fs.Stat(m.PID); err != nil || st.StartTime != m.StartTime || st.Zombie() {
-					continue
+				if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
+					alive = append(alive, m)
+					roots = append(roots, m.PID)
 				}
-				for _, d := range append(subtreeOf(m.PID), m) {
-					if !seen[d] {
-						seen[d] = true
-						ms = append(ms, d)
-					}
+			}
+			for _, d := range append(alive, subtreesOf(roots)...) {
+				if !seen[d] {
+					seen[d] = true
+					ms = append(ms, d)
 				}
 			}
 			for _, m := range box.members() {

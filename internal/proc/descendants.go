@@ -8,6 +8,12 @@ package proc
 // orphan already re-parented to init that left the group is not among
 // them; what finds it is the run id it carries.
 func (fs FS) Descendants(root, skip, pgid int) []Member {
+	return fs.DescendantsOf([]int{root}, skip, pgid)
+}
+
+// DescendantsOf is Descendants of several roots, from one pass over every
+// process; the roots themselves are not listed.
+func (fs FS) DescendantsOf(roots []int, skip, pgid int) []Member {
 	pids, err := fs.PIDs()
 	if err != nil {
 		return nil
@@ -23,7 +29,12 @@ func (fs FS) Descendants(root, skip, pgid int) []Member {
 		children[st.PPID] = append(children[st.PPID], pid)
 	}
 	var out []Member
-	queue := append([]int(nil), children[root]...)
+	var queue []int
+	seen := map[int]bool{skip: true}
+	for _, root := range roots {
+		queue = append(queue, children[root]...)
+		seen[root] = true
+	}
 	if pgid > 0 {
 		for pid, st := range stats {
 			if st.PGID == pgid {
@@ -31,7 +42,6 @@ func (fs FS) Descendants(root, skip, pgid int) []Member {
 			}
 		}
 	}
-	seen := map[int]bool{skip: true, root: true}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
