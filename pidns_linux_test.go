@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,4 +158,57 @@ func TestPIDNamespaceWithoutItsProc(t *testing.T) {
 			t.Errorf("unshare --pid --fork tether %v: exit %d, %q; want 125, saying to mount a /proc", args, code, out)
 		}
 	}
+}
+
+// recycleScript runs tether ($1) in a PID namespace of its own on
+// recycleCommand, which leaves a TERM-ignoring orphan in a session of its
+// own (the cleanup then lasts the grace) and exits. Once the command is
+// reaped, its PID, and so its process group's number, is handed to an
+// unrelated new session leader (through ns_last_pid). That process must
+// outlive the cleanup.
+const recycleScript = `t=$1 dir=$2
+"$t" run --grace 2s -- /bin/sh "$dir/command.sh" "$dir" &
+tp=$!
+while [ ! -s "$dir/cmd" ]; do sleep 0.01; done
+cmd=$(cat "$dir/cmd")
+while [ -e /proc/$cmd ]; do sleep 0.01; done
+echo $((cmd - 1)) >/proc/sys/kernel/ns_last_pid
+setsid sleep 30 &
+victim=$!
+if [ "$victim" != "$cmd" ]; then echo "not recycled: $victim, not $cmd"; kill $victim; wait $tp; exit 0; fi
+wait $tp
+if kill -0 $victim 2>/dev/null; then echo "untouched"; kill $victim; else echo "signalled"; fi
+`
+
+// recycleCommand is the command of recycleScript: its orphan ignores
+// TERM before the command exits.
+const recycleCommand = `dir=$1
+setsid /bin/sh -c 'trap "" TERM; : >"$0/ready"; exec sleep 30' "$dir" </dev/null >/dev/null 2>&1 &
+while [ ! -e "$dir/ready" ]; do sleep 0.01; done
+echo $$ >"$dir/cmd"
+`
+
+// Once the command is reaped, its process group's number may be another
+// process's: the cleanup never looks the group up by it then (the
+// portable path, which has no subreaper, finds the group's members by it
+// while the command lives).
+func TestRecycledGroupUntouched(t *testing.T) {
+	unshare := needUnshare(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "recycle.sh")
+	if err := os.WriteFile(script, []byte(recycleScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "command.sh"), []byte(recycleCommand), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := startProgram(t, unshare, nil, "--pid", "--fork", "--kill-child", "--mount-proc", "/bin/sh", script, tetherBin, dir)
+	line := r.line(t)
+	switch {
+	case strings.HasPrefix(line, "not recycled"):
+		t.Skipf("the PID could not be handed over (%s): a thread took it first", line)
+	case line != "untouched":
+		t.Errorf("the process that took the command's PID after it was reaped: %q; want it untouched", line)
+	}
+	r.wait(t)
 }
