@@ -38,9 +38,12 @@ func (h *Handle) Identity() uint64 { return 0 }
 // Identity has nothing finer than the start time to offer here: 0.
 func (fs FS) Identity(pid int) uint64 { return 0 }
 
+// gone reports the process exited: no such process, another in its
+// place, or a zombie whose threads have all exited (a thread group whose
+// leader has exited first still holds its files, its sockets among them).
 func (h *Handle) gone() bool {
 	p, err := h.fs.Process(h.pid)
-	return err != nil || p.Zombie || p.StartTime != h.startTime
+	return err != nil || p.StartTime != h.startTime || p.Zombie && h.fs.othersAlive(h.pid) == 0
 }
 
 // Signal sends sig to the process if it still holds its PID; ErrGone
