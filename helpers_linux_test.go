@@ -180,6 +180,36 @@ var helperModes = map[string]func(){
 		code, _ := strconv.Atoi(os.Getenv("PROCTEST_STATUS"))
 		os.Exit(code)
 	},
+	// serve waits PROCTEST_DELAY, then exits 1 if PROCTEST_CRASH is set,
+	// or else listens on each of PROCTEST_LISTEN ("tcp4:127.0.0.1:PORT",
+	// "tcp6:[::1]:PORT", "udp4:127.0.0.1:PORT", space-separated), prints
+	// "listening" and stays.
+	"serve": func() {
+		delay, _ := time.ParseDuration(os.Getenv("PROCTEST_DELAY"))
+		time.Sleep(delay)
+		if os.Getenv("PROCTEST_CRASH") != "" {
+			os.Exit(1)
+		}
+		var keep []io.Closer
+		for _, spec := range strings.Fields(os.Getenv("PROCTEST_LISTEN")) {
+			network, addr, _ := strings.Cut(spec, ":")
+			var c io.Closer
+			var err error
+			if strings.HasPrefix(network, "udp") {
+				c, err = net.ListenPacket(network, addr)
+			} else {
+				c, err = net.Listen(network, addr)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			keep = append(keep, c)
+		}
+		fmt.Println("listening")
+		forever()
+		_ = keep
+	},
 	// orphans makes 20 orphans that exit at once, then waits: tether,
 	// as subreaper, must reap them all.
 	"orphans": func() {

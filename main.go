@@ -112,6 +112,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			checkCommand(),
 			reclaimCommand(),
+			waitCommand(),
 			psCommand(),
 			doctorCommand(),
 			completionCommand(),

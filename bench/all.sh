@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every benchmark of tether against its peers, as markdown: run and --exec
-# overhead and memory (run.sh), port lookup (ports.sh), and the time from
+# overhead and memory (run.sh), port lookup (ports.sh), one poll of tether
+# wait (wait.sh), and the time from
 # SIGKILL of tether run to the death of its tree (killlatency). Installs
 # the peers it needs with apt-get. Usage: bench/all.sh
 set -euo pipefail
@@ -8,6 +9,8 @@ cd "$(dirname "$0")/.."
 bash bench/run.sh 300
 echo
 bash bench/ports.sh 500 1000 2000 4000
+echo
+bash bench/wait.sh 2000
 echo
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -3,7 +3,7 @@
 
 function __fish_tether_no_subcommand --description 'Test if there has been any subcommand yet'
     for i in (commandline -opc)
-        if contains -- $i run check reclaim ps doctor completion help h
+        if contains -- $i run check reclaim wait ps doctor completion help h
             return 1
         end
     end
@@ -45,6 +45,14 @@ complete -c tether -n '__fish_seen_subcommand_from reclaim' -f -l any-user -d 'i
 complete -c tether -n '__fish_seen_subcommand_from reclaim' -f -l json -d 'print JSON'
 complete -c tether -n '__fish_seen_subcommand_from reclaim' -f -l marker-var -r -d 'the marker variable, which must hold `KEY`=1'
 complete -c tether -n '__fish_seen_subcommand_from reclaim' -f -l name-var -r -d 'the variable that holds the name (`KEY`)'
+complete -c tether -n '__fish_seen_subcommand_from wait' -f -l help -s h -d 'show help'
+complete -r -c tether -n '__fish_tether_no_subcommand' -a 'wait' -d 'wait until every --port has a listener (a server is ready), or its --pid is gone'
+complete -c tether -n '__fish_seen_subcommand_from wait' -f -l port -r -d 'wait for a listener on `PORT` (TCP listening or UDP bound; repeatable)'
+complete -c tether -n '__fish_seen_subcommand_from wait' -f -l pid -r -d 'stop at once, exit 3, when process `PID` (the server, or its tether run) is gone'
+complete -c tether -n '__fish_seen_subcommand_from wait' -f -l owned -d 'count only a listener held by --pid or its descendants'
+complete -c tether -n '__fish_seen_subcommand_from wait' -f -l timeout -r -d 'give up after `DURATION`, exit 1; 0 checks once'
+complete -c tether -n '__fish_seen_subcommand_from wait' -f -l interval -r -d 'first pause between checks (`DURATION`), growing to 250ms'
+complete -c tether -n '__fish_seen_subcommand_from wait' -f -l json -d 'print JSON'
 complete -c tether -n '__fish_seen_subcommand_from ps' -f -l help -s h -d 'show help'
 complete -r -c tether -n '__fish_tether_no_subcommand' -a 'ps' -d 'list tethered processes: supervised and stranded'
 complete -c tether -n '__fish_seen_subcommand_from ps' -f -l name -r -d 'only processes named `NAME`'

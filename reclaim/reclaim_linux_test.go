@@ -422,3 +422,13 @@ func BenchmarkFindByPort(b *testing.B) {
 
 // results is the per-process part of a reclaim's summary.
 func results(s reclaim.Summary, err error) ([]reclaim.Result, error) { return s.Results, err }
+
+// BenchmarkServed is one poll of tether wait: one read of the socket
+// table, whatever the number of processes.
+func BenchmarkServed(b *testing.B) {
+	for b.Loop() {
+		if _, err := reclaim.Served([]uint16{1}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
