@@ -20,6 +20,9 @@ import (
 	"github.com/tetherproc/tether/internal/proctest"
 )
 
+// served keeps the serve helper's sockets open.
+var served []io.Closer
+
 // helperModes are what the test binary does when tether runs it as a
 // command: the re-exec pattern of os/exec's own tests.
 var helperModes = map[string]func(){
@@ -190,7 +193,6 @@ var helperModes = map[string]func(){
 		if os.Getenv("PROCTEST_CRASH") != "" {
 			os.Exit(1)
 		}
-		var keep []io.Closer
 		for _, spec := range strings.Fields(os.Getenv("PROCTEST_LISTEN")) {
 			network, addr, _ := strings.Cut(spec, ":")
 			var c io.Closer
@@ -204,11 +206,11 @@ var helperModes = map[string]func(){
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(2)
 			}
-			keep = append(keep, c)
+			// Held, so that no finalizer closes it.
+			served = append(served, c)
 		}
 		fmt.Println("listening")
 		forever()
-		_ = keep
 	},
 	// orphans makes 20 orphans that exit at once, then waits: tether,
 	// as subreaper, must reap them all.
