@@ -39,7 +39,7 @@ func waitCommand() *cli.Command {
 			&cli.StringFlag{Name: "pid", Usage: "stop at once, exit 3, when process `PID` (the server, or its tether run) is gone"},
 			&cli.BoolFlag{Name: "owned", Usage: "count only a listener held by --pid or its descendants"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after `DURATION`, exit 1; 0 checks once"},
-			&cli.DurationFlag{Name: "interval", Value: 50 * time.Millisecond, Usage: "first pause between checks (`DURATION`), growing to 250ms"},
+			&cli.DurationFlag{Name: "interval", Value: 50 * time.Millisecond, Usage: "pause `DURATION` before the second check, growing by half to 250ms"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 		},
 		Action: runWait,

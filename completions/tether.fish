@@ -51,7 +51,7 @@ complete -c tether -n '__fish_seen_subcommand_from wait' -f -l port -r -d 'wait 
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l pid -r -d 'stop at once, exit 3, when process `PID` (the server, or its tether run) is gone'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l owned -d 'count only a listener held by --pid or its descendants'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l timeout -r -d 'give up after `DURATION`, exit 1; 0 checks once'
-complete -c tether -n '__fish_seen_subcommand_from wait' -f -l interval -r -d 'first pause between checks (`DURATION`), growing to 250ms'
+complete -c tether -n '__fish_seen_subcommand_from wait' -f -l interval -r -d 'pause `DURATION` before the second check, growing by half to 250ms'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l json -d 'print JSON'
 complete -c tether -n '__fish_seen_subcommand_from ps' -f -l help -s h -d 'show help'
 complete -r -c tether -n '__fish_tether_no_subcommand' -a 'ps' -d 'list tethered processes: supervised and stranded'
