@@ -147,7 +147,6 @@ func waitFor(s waitSpec) (ready, gone bool, err error) {
 		} else if err != nil {
 			return false, false, fmt.Errorf("--pid %d: %w", s.pid, err)
 		}
-		defer h.Close()
 		exited = watchExit(h, deadline)
 	}
 	pause := s.interval
@@ -179,10 +178,12 @@ func waitFor(s waitSpec) (ready, gone bool, err error) {
 }
 
 // watchExit reports h's exit (a zombie counts: its exit status is its
-// parent's to know) on the channel it returns, until the deadline.
+// parent's to know) on the channel it returns, until the deadline; the
+// handle is its to close.
 func watchExit(h *proc.Handle, deadline time.Time) <-chan struct{} {
 	c := make(chan struct{})
 	go func() {
+		defer h.Close()
 		for time.Now().Before(deadline) {
 			if proc.Exited([]*proc.Handle{h}, deadline)[0] {
 				close(c)
