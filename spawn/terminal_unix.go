@@ -143,6 +143,17 @@ func (r *run) suspend(sig syscall.Signal) {
 		}
 		break
 	}
+	if (sig == unix.SIGTTIN || sig == unix.SIGTTOU) && r.term.fd >= 0 {
+		// Stopped for a read or write from the background, but in the
+		// foreground already (fg came first): the shell's CONT may
+		// have reached tether and not yet its channel, and a stop now
+		// would outlast it.
+		if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); err == nil && fg == unix.Getpgrp() {
+			trace.Printf("command %d stopped by %s, but the job is in the foreground: continuing it", r.child, unix.SignalName(sig))
+			r.resume()
+			return
+		}
+	}
 	trace.Printf("command %d stopped by %s: stopping too", r.child, unix.SignalName(sig))
 	_ = unix.Kill(os.Getpid(), unix.SIGSTOP)
 }
