@@ -197,8 +197,11 @@ func watchExit(h *proc.Handle, deadline time.Time) <-chan struct{} {
 // ownedBy is pid and its descendants: the processes whose listeners count
 // with --owned.
 func ownedBy(pid int) []int {
-	ms := proc.Host().Subtree(pid, 0)
-	if runtime.GOOS != "linux" {
+	// Linux's children lists; elsewhere one pass over every process.
+	var ms []proc.Member
+	if runtime.GOOS == "linux" {
+		ms = proc.Host().Subtree(pid, 0)
+	} else {
 		ms = proc.Host().Descendants(pid, 0, 0)
 	}
 	out := []int{pid}

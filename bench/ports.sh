@@ -8,32 +8,9 @@ cd "$(dirname "$0")/.."
 sizes=("${@:-500 1000 2000 4000}")
 read -r -a sizes <<<"${sizes[*]}"
 
-need=()
-command -v hyperfine >/dev/null || need+=(hyperfine)
-command -v ss >/dev/null || need+=(iproute2)
-command -v fuser >/dev/null || need+=(psmisc)
-command -v lsof >/dev/null || need+=(lsof)
-if [ ${#need[@]} -gt 0 ]; then
-	apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
-fi
-
-work=$(mktemp -d)
-idle=()
-holder=
-cleanup() {
-	# Only what this script started: the idle sleepers and the holder.
-	[ ${#idle[@]} -gt 0 ] && kill "${idle[@]}" 2>/dev/null
-	[ -n "$holder" ] && kill "$holder" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-go build -tags urfave_cli_no_docs -o "$work/tether" .
-go build -o "$work/listener" ./bench/listener
-port=$((20000 + RANDOM % 20000))
-"$work/tether" run --outlive-parent --name bench-listener -- "$work/listener" "$port" &
-holder=$!
-sleep 0.5
+need_tools="hyperfine:hyperfine ss:iproute2 fuser:psmisc lsof:lsof"
+# shellcheck source=bench/lib-ports.sh
+. bench/lib-ports.sh
 
 echo "## Finding the holder of one TCP port"
 echo
@@ -42,10 +19,7 @@ echo
 echo "| processes | tether reclaim --dry-run --port | ss -ltnp | fuser -n tcp | lsof -ti | tether / ss |"
 echo "|---:|---:|---:|---:|---:|---:|"
 for n in "${sizes[@]}"; do
-	while [ ${#idle[@]} -lt "$n" ]; do
-		sleep 100000 &
-		idle+=($!)
-	done
+	grow_idle "$n"
 	total=$(ls -d /proc/[0-9]* | wc -l)
 	hyperfine -N -i --warmup 2 --runs 10 --export-json "$work/$n.json" \
 		"$work/tether reclaim --dry-run --port $port" \

@@ -9,31 +9,10 @@ cd "$(dirname "$0")/.."
 sizes=("${@:-2000}")
 read -r -a sizes <<<"${sizes[*]}"
 
-need=()
-command -v hyperfine >/dev/null || need+=(hyperfine)
-command -v ss >/dev/null || need+=(iproute2)
-if [ ${#need[@]} -gt 0 ]; then
-	apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
-fi
-
-work=$(mktemp -d)
-idle=()
-holder=
-cleanup() {
-	# Only what this script started: the idle sleepers and the holder.
-	[ ${#idle[@]} -gt 0 ] && kill "${idle[@]}" 2>/dev/null
-	[ -n "$holder" ] && kill "$holder" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-go build -tags urfave_cli_no_docs -o "$work/tether" .
-go build -o "$work/listener" ./bench/listener
-port=$((20000 + RANDOM % 20000))
+need_tools="hyperfine:hyperfine ss:iproute2"
+# shellcheck source=bench/lib-ports.sh
+. bench/lib-ports.sh
 free=$((port + 1))
-"$work/tether" run --outlive-parent --name bench-listener -- "$work/listener" "$port" &
-holder=$!
-"$work/tether" wait --port "$port" --timeout 5s >/dev/null
 
 echo "## One poll of tether wait"
 echo
@@ -42,10 +21,7 @@ echo
 echo "| processes | tether wait, port not served | ss -ltn | tether / ss | tether wait, port served (holder described) |"
 echo "|---:|---:|---:|---:|---:|"
 for n in "${sizes[@]}"; do
-	while [ ${#idle[@]} -lt "$n" ]; do
-		sleep 100000 &
-		idle+=($!)
-	done
+	grow_idle "$n"
 	total=$(ls -d /proc/[0-9]* | wc -l)
 	hyperfine -N -i --warmup 3 --runs 20 --export-json "$work/$n.json" \
 		"$work/tether wait --timeout 0 --port $free" \

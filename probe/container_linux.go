@@ -2,15 +2,10 @@ package probe
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 )
-
-// hierarchy is where cgroup v2 is mounted, which does not change while
-// tether runs.
-var hierarchy = sync.OnceValues(func() (cgroup.Hierarchy, error) { return cgroup.Find(proc.Host()) })
 
 // containerStamp finds the stamp of the container pid is in, for a
 // process whose own environment does not say whose it is (cleared, or
@@ -27,7 +22,7 @@ func containerStamp(pid int) (env []string, where string, ok bool) {
 // cgroupStamp reads the stamp of pid's run cgroup, whose name must
 // agree with the run id it holds.
 func cgroupStamp(pid int) ([]string, string, bool) {
-	h, err := hierarchy()
+	h, err := cgroup.Host()
 	if err != nil {
 		return nil, "", false
 	}

@@ -14,7 +14,7 @@ import (
 // environments did not find (renamed, env-cleared): their cgroup says
 // whose they are, also once their supervisor is gone.
 func contained(found []int) []int {
-	h, err := cgroup.Find(proc.Host())
+	h, err := cgroup.Host()
 	if err != nil {
 		return nil
 	}
@@ -35,7 +35,7 @@ func contained(found []int) []int {
 // removeEmptied removes the cgroups of contained runs that this reclaim
 // left empty: their supervisor, which would have, is gone.
 func removeEmptied(results []Result) {
-	h, err := cgroup.Find(proc.Host())
+	h, err := cgroup.Host()
 	if err != nil {
 		return
 	}

@@ -91,7 +91,7 @@ func containError(mode Containment, tried []string) error {
 // hierarchy whose cgroup.procs files are not the caller's (a directory
 // handed over without them) would only fail at the start of the command.
 func newGroup(cfg Config) (cgroup.Hierarchy, *cgroup.Group, error) {
-	h, err := cgroup.Find(proc.Host())
+	h, err := cgroup.Host()
 	if err != nil {
 		return h, nil, err
 	}
@@ -316,7 +316,7 @@ func (b *container) statusOf(ws syscall.WaitStatus) syscall.WaitStatus {
 // groupBox is a container for the watchdog, which knows only the run's
 // cgroup directory.
 func groupBox(dir string) *container {
-	h, err := cgroup.Find(proc.Host())
+	h, err := cgroup.Host()
 	if err != nil || dir == "" {
 		return nil
 	}

@@ -165,7 +165,7 @@ func Kill(dir string) error {
 // freezeAndKill is Kill where there is no cgroup.kill: freeze, so that
 // no member can fork, SIGKILL each, thaw, until the group is empty.
 func freezeAndKill(dir string) {
-	h, err := Find(proc.Host())
+	h, err := Host()
 	if err != nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/tetherproc/tether/internal/proc"
 )
@@ -34,6 +35,10 @@ func Find(pfs proc.FS) (Hierarchy, error) {
 	}
 	return Hierarchy{}, ErrNotMounted
 }
+
+// Host is the hierarchy of this process's mount table, found once: the
+// mounts it is read from do not change while tether runs.
+var Host = sync.OnceValues(func() (Hierarchy, error) { return Find(proc.Host()) })
 
 // Dir is the directory of the group at path (as /proc/PID/cgroup names
 // it), or "" when that group lies outside the mounted part.

@@ -100,7 +100,7 @@ func subreaper() Finding {
 // it, and killed whole.
 func cgroup2() Finding {
 	f := Finding{Name: "cgroup v2"}
-	h, err := cgroup.Find(proc.Host())
+	h, err := cgroup.Host()
 	if err != nil {
 		f.Detail = err.Error()
 		return f

@@ -28,7 +28,6 @@ func (fs FS) DescendantsOf(roots []int, skip, pgid int) []Member {
 		stats[pid] = st
 		children[st.PPID] = append(children[st.PPID], pid)
 	}
-	var out []Member
 	var queue []int
 	seen := map[int]bool{skip: true}
 	for _, root := range roots {
@@ -42,6 +41,17 @@ func (fs FS) DescendantsOf(roots []int, skip, pgid int) []Member {
 			}
 		}
 	}
+	return walk(queue, seen, func(pid int) (Stat, []int, bool) {
+		st, ok := stats[pid]
+		return st, children[pid], ok
+	})
+}
+
+// walk lists the live processes reached from queue, breadth first, each
+// once, none of seen: next gives a process's stat, its children, and
+// whether it could be read at all.
+func walk(queue []int, seen map[int]bool, next func(pid int) (Stat, []int, bool)) []Member {
+	var out []Member
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
@@ -49,10 +59,14 @@ func (fs FS) DescendantsOf(roots []int, skip, pgid int) []Member {
 			continue
 		}
 		seen[pid] = true
-		if st := stats[pid]; !st.Zombie() {
+		st, children, ok := next(pid)
+		if !ok {
+			continue
+		}
+		if !st.Zombie() {
 			out = append(out, Member{PID: pid, StartTime: st.StartTime})
 		}
-		queue = append(queue, children[pid]...)
+		queue = append(queue, children...)
 	}
 	return out
 }

@@ -38,24 +38,8 @@ func (fs FS) Children(pid int) []int {
 // every process. A children list names processes, never threads, so the
 // stat file alone says enough about each.
 func (fs FS) Subtree(root, skip int) []Member {
-	var out []Member
-	queue := fs.Children(root)
-	seen := map[int]bool{skip: true}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		if seen[pid] {
-			continue
-		}
-		seen[pid] = true
+	return walk(fs.Children(root), map[int]bool{skip: true}, func(pid int) (Stat, []int, bool) {
 		st, err := fs.Stat(pid)
-		if err != nil {
-			continue
-		}
-		if !st.Zombie() {
-			out = append(out, Member{PID: pid, StartTime: st.StartTime})
-		}
-		queue = append(queue, fs.Children(pid)...)
-	}
-	return out
+		return st, fs.Children(pid), err == nil
+	})
 }
