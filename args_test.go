@@ -42,3 +42,20 @@ func TestParsePort(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainUsage(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`invalid value "5x" for flag -grace: parse error`, `--grace: invalid duration "5x" (want a number and a unit: 5s, 500ms, 1m)`},
+		{`invalid value "3q" for flag -timeout: time: unknown unit "q" in duration "3q"`, `--timeout: invalid value "3q"`},
+		{`invalid value "a" for flag -b" for flag -interval: bad`, `--interval: invalid value "a\" for flag -b"`},
+		{`invalid value "x" for flag -Port: bad`, `invalid value "x" for flag -Port: bad`},
+		{`invalid value "x" for flag -port`, `invalid value "x" for flag -port`},
+		{`flag provided but not defined: -bogus`, `unknown flag --bogus`},
+		{`flag provided but not defined: --bogus`, `unknown flag --bogus`},
+		{`invalid boolean value "maybe" for -json: parse error`, `invalid boolean value "maybe" for -json: parse error`},
+	} {
+		if got := plainUsage(tc.in); got != tc.want {
+			t.Errorf("plainUsage(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -209,10 +209,17 @@ func TestRunForwardsEverySignal(t *testing.T) {
 	if l := line(); l != "ready" {
 		t.Fatalf("helper said %q, want ready", l)
 	}
-	for l := range traced {
-		wantNoTraceback(t, "tether", l)
-		if strings.Contains(l, "rarely sent signals are caught") {
-			break
+	deadline := time.After(10 * time.Second)
+	for caught := false; !caught; {
+		select {
+		case l, ok := <-traced:
+			if !ok {
+				t.Fatal("tether's stderr closed before it said the rarely sent signals are caught")
+			}
+			wantNoTraceback(t, "tether", l)
+			caught = strings.Contains(l, "rarely sent signals are caught")
+		case <-deadline:
+			t.Fatal("tether did not say within 10s that the rarely sent signals are caught")
 		}
 	}
 	go func() {

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -170,17 +169,34 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	return usagef("%s: %s", name, plainUsage(err.Error()))
 }
 
-// badValue is urfave/cli's message for a flag value that does not parse.
-var badValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([a-z-]+): .*$`)
+// badValue parses urfave/cli's message for a flag value that does not
+// parse, `invalid value "VALUE" for flag -NAME: REASON`, into the value
+// and the flag's name. (Not a regular expression: compiling one is paid
+// at every start.)
+func badValue(msg string) (value, name string, ok bool) {
+	rest, ok := strings.CutPrefix(msg, `invalid value "`)
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, `" for flag -`)
+	if i < 0 {
+		return "", "", false
+	}
+	name, _, ok = strings.Cut(rest[i+len(`" for flag -`):], ": ")
+	if !ok || name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz-") != "" {
+		return "", "", false
+	}
+	return rest[:i], name, true
+}
 
 // plainUsage says urfave/cli's parse errors as tether's own: flags with
 // their two dashes, and what a duration looks like.
 func plainUsage(msg string) string {
-	if m := badValue.FindStringSubmatch(msg); m != nil {
-		if m[2] == "grace" {
-			return fmt.Sprintf("--grace: invalid duration %q (want a number and a unit: 5s, 500ms, 1m)", m[1])
+	if value, name, ok := badValue(msg); ok {
+		if name == "grace" {
+			return fmt.Sprintf("--grace: invalid duration %q (want a number and a unit: 5s, 500ms, 1m)", value)
 		}
-		return fmt.Sprintf("--%s: invalid value %q", m[2], m[1])
+		return fmt.Sprintf("--%s: invalid value %q", name, value)
 	}
 	if flag, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		return fmt.Sprintf("unknown flag --%s", strings.TrimPrefix(flag, "-"))

@@ -22,26 +22,49 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -tags urfave_cli_no_docs -o "$work/tether" .
 tether=$work/tether
+# The floors: a Go program that does nothing, and one that only links
+# urfave/cli (tether's command-line library) and exits.
+go build -o "$work/empty" ./bench/floor/empty
+go build -tags urfave_cli_no_docs -o "$work/cli" ./bench/floor/cli
+
+# table JSON REFERENCE: hyperfine's results as markdown, each mean also as
+# a multiple of REFERENCE's, measured in the same run.
+table() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+ref = next(r["mean"] for r in results if r["command"] == sys.argv[2])
+print(f"| command | mean | σ | × {sys.argv[2]} |")
+print("|---|---:|---:|---:|")
+for r in results:
+    print(f"| {r['command']} | {r['mean']*1000:.2f} ms | {r['stddev']*1000:.2f} ms | {r['mean']/ref:.2f} |")
+PY
+}
 
 echo "## tether run: start-up and shutdown overhead, \`/bin/true\` as the command"
 echo
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, $(uname -sr), $(go version | cut -d' ' -f3)"
 echo
-hyperfine -N --warmup 20 --runs "$runs" --export-markdown "$work/run.md" \
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run.json" \
 	-n 'bare /bin/true' '/bin/true' \
+	-n 'empty Go program' "$work/empty" \
+	-n 'Go program linking urfave/cli' "$work/cli" \
 	-n 'tini -s' 'tini -s -- /bin/true' \
 	-n 'dumb-init' 'dumb-init /bin/true' \
 	-n 'catatonit' 'catatonit -- /bin/true' \
 	-n 'tether run' "$tether run -- /bin/true" \
 	-n 'tether run --outlive-parent' "$tether run --outlive-parent -- /bin/true" >/dev/null
-cat "$work/run.md"
+table "$work/run.json" 'tini -s'
 echo
 echo "## tether run --exec against setpriv --pdeathsig"
 echo
-hyperfine -N --warmup 20 --runs "$runs" --export-markdown "$work/exec.md" \
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/exec.json" \
+	-n 'bare /bin/true' '/bin/true' \
+	-n 'empty Go program' "$work/empty" \
+	-n 'Go program linking urfave/cli' "$work/cli" \
 	-n 'setpriv --pdeathsig TERM' 'setpriv --pdeathsig TERM -- /bin/true' \
 	-n 'tether run --exec' "$tether run --exec -- /bin/true" >/dev/null
-cat "$work/exec.md"
+table "$work/exec.json" 'setpriv --pdeathsig TERM'
 echo
 
 # mem_kib FIELD PID...: the summed FIELD (Rss or Pss) of smaps_rollup.

@@ -1,19 +1,24 @@
 package probe
 
 import (
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 )
 
 // runIDLen is the length of a run id: 128 random bits in lowercase hex.
 const runIDLen = 32
 
-// NewRunID returns a fresh random run id.
+// NewRunID returns a fresh random run id. A run id must be unique, not
+// secret (it is in the environment of every process of the run): the
+// runtime's generator (ChaCha8, seeded from the kernel's randomness at
+// each start) is enough, and crypto/rand would add a package tree and a
+// timer of its own to every start-up.
 func NewRunID() string {
 	var b [runIDLen / 2]byte
-	// crypto/rand.Read never fails on the supported platforms (Go 1.24+).
-	_, _ = rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	return hex.EncodeToString(b[:])
 }
 

@@ -21,17 +21,18 @@ func becomeSubreaper() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
-// followParent arms SIGTERM for when the caller dies, from the spawner
-// thread, which lives as long as tether; then it checks that the caller
-// did not die before the signal was armed. In a PID namespace's init the
-// parent is outside (getppid is 0) and there is nothing to follow.
+// followParent arms SIGTERM for when the caller dies, from Supervise's
+// locked thread, which lives as long as the run; then it checks that the
+// caller did not die before the signal was armed. In a PID namespace's
+// init the parent is outside (getppid is 0) and there is nothing to
+// follow.
 func followParent(chan<- os.Signal) error {
 	ppid := os.Getppid()
 	if ppid == 0 {
 		trace.Printf("no parent to follow (init of a PID namespace)")
 		return nil
 	}
-	return runOnSpawner(func() error { return armParentDeath(ppid, syscall.SIGTERM) })
+	return armParentDeath(ppid, syscall.SIGTERM)
 }
 
 // armChild gives the command the parent-death signal and a process group

@@ -44,7 +44,7 @@ func ignoreReserved() {
 // signalled by the PIDs /proc shows.
 func readInherited() (inherited, error) {
 	var in inherited
-	data, err := os.ReadFile("/proc/self/status")
+	data, err := proc.ReadPlain("/proc/self/status")
 	if err != nil {
 		return in, nil
 	}

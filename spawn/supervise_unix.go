@@ -107,6 +107,13 @@ func Supervise(cfg Config) (int, error) {
 		cfg.RunID = probe.NewRunID()
 	}
 	r := &run{cfg: cfg, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
+	// A parent-death signal belongs to the thread that set it up: the
+	// command's fires when the thread that forked it exits, and tether's
+	// own is armed from the same thread. Locked, this goroutine's thread
+	// runs nothing else and cannot exit before Supervise returns, and
+	// by then the command is reaped.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	in, err := readInherited()
 	if err != nil {
 		return 0, &StartError{Status: 125, Err: err}
@@ -152,14 +159,21 @@ func Supervise(cfg Config) (int, error) {
 	// Each signal registered costs a round trip to the runtime's signal
 	// thread (some 25 µs, 1.3 ms for them all): the rare ones are
 	// registered once the command has run for a moment, and not at all
-	// for one that is over by then (a make recipe's true).
+	// for one that is over by then (a make recipe's true). One at a
+	// time, so that the end of the run waits on one at most.
 	r.rareTimer = time.AfterFunc(10*time.Millisecond, func() {
-		r.rareMu.Lock()
-		defer r.rareMu.Unlock()
-		if !r.stopped {
-			signal.Notify(r.sigs, rare...)
-			trace.Printf("the rarely sent signals are caught too")
+		for _, sig := range rare {
+			r.rareMu.Lock()
+			stopped := r.stopped
+			if !stopped {
+				signal.Notify(r.sigs, sig)
+			}
+			r.rareMu.Unlock()
+			if stopped {
+				return
+			}
 		}
+		trace.Printf("the rarely sent signals are caught too")
 	})
 	status := r.loop()
 	if ws := r.status; ws.Signaled() && cfg.DieBySignal && os.Getpid() != 1 {
@@ -289,11 +303,7 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 		// group whole from the first moment on.
 		r.wd.tell("c " + dir)
 	}
-	var pid int
-	err := runOnSpawner(func() (err error) {
-		pid, err = syscall.ForkExec(path, r.argv, attr)
-		return err
-	})
+	pid, err := syscall.ForkExec(path, r.argv, attr)
 	for _, f := range r.closeAfterStart {
 		f.Close()
 	}

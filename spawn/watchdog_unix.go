@@ -72,6 +72,35 @@ type watchdogSpec struct {
 	grace time.Duration
 }
 
+// half is one way to start the watchdog's waiting half: the program,
+// its arguments, and the descriptors it needs beyond the six every
+// watchdog gets.
+type half struct {
+	path  string
+	argv  []string
+	files []uintptr
+}
+
+// halves are the ways to start the watchdog, best first: with a shell,
+// the waiter where there is one (waiter_linux.go), then the shell script;
+// last, the binary waits itself.
+func (s watchdogSpec) halves() []half {
+	args := []string{s.runID, strconv.FormatInt(int64(s.grace), 10)}
+	var hs []half
+	if _, err := os.Stat(s.shell); s.shell != "" && err == nil {
+		if fd, err := waiterFD(); err == nil {
+			// The waiter gets itself as fd 6, and the last argument
+			// is a placeholder for the run's cgroup.
+			hs = append(hs, half{path: "/proc/self/fd/6",
+				argv:  append(append([]string{WatchdogArg, openedExe(s.path), WatchdogArg}, args...), ""),
+				files: []uintptr{uintptr(fd)}})
+		}
+		hs = append(hs, half{path: s.shell,
+			argv: append([]string{WatchdogArg, "-c", watchScript, WatchdogArg, openedExe(s.path)}, args...)})
+	}
+	return append(hs, half{path: s.path, argv: append([]string{s.path, WatchdogArg}, args...)})
+}
+
 // startWatchdog starts the second line of defence: a watcher in its own
 // session holding the read end of a pipe whose write end only the
 // supervisor holds. If the supervisor dies without saying it is done
@@ -79,52 +108,55 @@ type watchdogSpec struct {
 // every process that carries the run id. It is started before the
 // command, so there is no moment at which a command runs unwatched.
 func startWatchdog(s watchdogSpec) (*watchdog, error) {
-	exe, err := os.Open(s.path)
+	// Plain descriptors, not os.File: see internal/proc's plain reads.
+	exe, err := unix.Open(s.path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open watchdog %s: %w", s.path, err)
 	}
-	defer exe.Close()
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	defer unix.Close(exe)
+	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("watchdog stdio: %w", err)
+		return nil, fmt.Errorf("watchdog stdio: open %s: %w", os.DevNull, err)
 	}
-	defer null.Close()
-	r, w, err := os.Pipe()
+	defer unix.Close(null)
+	r, w, err := pipe()
 	if err != nil {
 		return nil, fmt.Errorf("watchdog pipe: %w", err)
 	}
-	defer r.Close()
+	defer unix.Close(r)
 	members, err := memberFile()
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("watchdog member list: %w", err)
 	}
-	args := []string{s.runID, strconv.FormatInt(int64(s.grace), 10)}
-	path, argv := s.path, append([]string{s.path, WatchdogArg}, args...)
-	if _, err := os.Stat(s.shell); s.shell != "" && err == nil {
-		path = s.shell
-		argv = append([]string{WatchdogArg, "-c", watchScript, WatchdogArg, openedExe(s.path)}, args...)
-	}
 	// Its trace, when there is one, goes where the supervisor's does.
-	env, stderr := []string{}, null.Fd()
+	env, stderr := []string{}, uintptr(null)
 	if trace.On() {
 		env, stderr = []string{trace.Var + "=1"}, os.Stderr.Fd()
 	}
-	// syscall, not os/exec: the supervisor's wait4(-1) reaps the
-	// watchdog like every child, and os/exec would only add its own
-	// bookkeeping (and a probe fork on first use) to the start-up.
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Dir:   "/", // keeps no directory busy
-		Env:   env,
-		Files: []uintptr{null.Fd(), null.Fd(), stderr, r.Fd(), exe.Fd(), members.Fd()},
+	attr := &syscall.ProcAttr{
+		Dir: "/", // keeps no directory busy
+		Env: env,
 		// Its own session: no terminal signal or group kill aimed at
 		// tether's group reaches it.
 		Sys: &syscall.SysProcAttr{Setsid: true},
-	})
+	}
+	files := []uintptr{uintptr(null), uintptr(null), stderr, uintptr(r), uintptr(exe), members.Fd()}
+	// syscall, not os/exec: the supervisor's wait4(-1) reaps the
+	// watchdog like every child, and os/exec would only add its own
+	// bookkeeping (and a probe fork on first use) to the start-up.
+	var pid int
+	for _, h := range s.halves() {
+		attr.Files = append(files, h.files...)
+		if pid, err = syscall.ForkExec(h.path, h.argv, attr); err == nil {
+			break
+		}
+		trace.Printf("watchdog: start %s: %v", h.path, err)
+	}
 	if err != nil {
 		w.Close()
 		members.Close()
-		return nil, fmt.Errorf("start watchdog %s: %w", path, err)
+		return nil, fmt.Errorf("start watchdog %s: %w", s.path, err)
 	}
 	return &watchdog{pid: pid, w: w, members: members}, nil
 }

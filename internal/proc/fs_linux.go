@@ -18,7 +18,7 @@ const pidMaxLimit = 1 << 22
 
 // MaxPID returns the largest PID the kernel hands out: pid_max - 1.
 func (fs FS) MaxPID() int {
-	data, err := os.ReadFile(fs.root + "/sys/kernel/pid_max")
+	data, err := ReadPlain(fs.root + "/sys/kernel/pid_max")
 	if err == nil {
 		if n, err := strconv.Atoi(string(bytes.TrimSpace(data))); err == nil && n > 1 {
 			return n - 1
@@ -38,7 +38,7 @@ func (fs FS) Path(pid int, file string) string {
 // ErrUnverifiable.
 func (fs FS) ReadFile(pid int, file string) ([]byte, error) {
 	path := fs.Path(pid, file)
-	data, err := os.ReadFile(path)
+	data, err := ReadPlain(path)
 	if err == nil {
 		return data, nil
 	}
@@ -158,7 +158,7 @@ const userHZ = 100
 // StartedAt turns a start time into wall-clock time: the boot time (btime
 // of the table's stat file) plus starttime clock ticks.
 func (fs FS) StartedAt(start uint64) (time.Time, error) {
-	data, err := os.ReadFile(fs.root + "/stat")
+	data, err := ReadPlain(fs.root + "/stat")
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -192,7 +192,7 @@ func (fs FS) Executing(pid int) bool {
 // SelfStat reads the caller's own stat file, whatever PID the table
 // gives it.
 func (fs FS) SelfStat() (Stat, error) {
-	data, err := os.ReadFile(fs.root + "/self/stat")
+	data, err := ReadPlain(fs.root + "/self/stat")
 	if err != nil {
 		return Stat{}, err
 	}
@@ -215,7 +215,7 @@ func (fs FS) Cgroup(pid int) (string, error) {
 
 // Mounts reads the caller's mount table.
 func (fs FS) Mounts() ([]Mount, error) {
-	data, err := os.ReadFile(fs.root + "/self/mountinfo")
+	data, err := ReadPlain(fs.root + "/self/mountinfo")
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -20,35 +19,7 @@ func (fs FS) PIDs() ([]int, error) {
 		return nil, fmt.Errorf("open %s: %w", fs.root, err)
 	}
 	defer unix.Close(fd)
-	return pidEntries(fd)
-}
-
-// pidEntries reads the numeric names of the directory open as fd.
-func pidEntries(fd int) ([]int, error) {
-	buf := make([]byte, 32<<10)
-	pids := make([]int, 0, 512)
-	var names []string
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return pids, fmt.Errorf("read directory: %w", err)
-		}
-		if n <= 0 {
-			return pids, nil
-		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names[:0])
-		for _, name := range names {
-			if name[0] < '0' || name[0] > '9' {
-				continue
-			}
-			if pid, err := strconv.Atoi(name); err == nil {
-				pids = append(pids, pid)
-			}
-		}
-	}
+	return pidEntries(fd, 32<<10)
 }
 
 // parallel runs fn(i, buf) for i in [0, n) on two workers per core, each
@@ -73,30 +44,6 @@ func parallel(n int, fn func(i int, buf *[]byte)) {
 		}()
 	}
 	wg.Wait()
-}
-
-// readInto reads a whole file into buf's storage, growing it as needed.
-func readInto(path string, buf []byte) ([]byte, error) {
-	buf = buf[:cap(buf)]
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return buf[:0], err
-	}
-	defer unix.Close(fd)
-	n := 0
-	for {
-		if n == len(buf) {
-			buf = append(buf, make([]byte, len(buf))...)
-		}
-		k, err := unix.Read(fd, buf[n:])
-		if err != nil {
-			return buf[:n], err
-		}
-		if k == 0 {
-			return buf[:n], nil
-		}
-		n += k
-	}
 }
 
 // Scan walks the table once and returns the live processes, other than

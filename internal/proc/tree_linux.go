@@ -4,7 +4,6 @@ package proc
 
 import (
 	"bytes"
-	"os"
 	"strconv"
 )
 
@@ -12,14 +11,16 @@ import (
 // its own list (task/TID/children): a child belongs to the thread that
 // forked it.
 func (fs FS) Children(pid int) []int {
-	base := fs.root + "/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(base)
+	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := numericEntries(base)
 	if err != nil {
 		return nil
 	}
 	var out []int
-	for _, t := range tasks {
-		data, err := os.ReadFile(base + "/" + t.Name() + "/children")
+	buf := make([]byte, 0, 256)
+	for _, tid := range tasks {
+		data, err := readInto(base+strconv.Itoa(tid)+"/children", buf)
+		buf = data
 		if err != nil {
 			continue
 		}

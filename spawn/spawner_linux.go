@@ -1,5 +1,3 @@
-//go:build linux || darwin
-
 package spawn
 
 import (
@@ -10,7 +8,6 @@ import (
 
 type startRequest struct {
 	cmd  *exec.Cmd
-	fn   func() error
 	done chan error
 }
 
@@ -25,10 +22,6 @@ var (
 func spawnerLoop() {
 	runtime.LockOSThread()
 	for req := range spawnerReqs {
-		if req.fn != nil {
-			req.done <- req.fn()
-			continue
-		}
 		req.done <- req.cmd.Start()
 	}
 }
@@ -41,11 +34,4 @@ func onSpawner(req startRequest) error {
 	req.done = make(chan error, 1)
 	spawnerReqs <- req
 	return <-req.done
-}
-
-// runOnSpawner runs fn on the spawner thread: for per-thread state that
-// must live as long as the process, such as tether's own parent-death
-// signal.
-func runOnSpawner(fn func() error) error {
-	return onSpawner(startRequest{fn: fn})
 }
