@@ -53,7 +53,8 @@ hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run.json" \
 	-n 'dumb-init' 'dumb-init /bin/true' \
 	-n 'catatonit' 'catatonit -- /bin/true' \
 	-n 'tether run' "$tether run -- /bin/true" \
-	-n 'tether run --outlive-parent' "$tether run --outlive-parent -- /bin/true" >/dev/null
+	-n 'tether run --outlive-parent' "$tether run --outlive-parent -- /bin/true" >/dev/null 2>"$work/hyperfine.err" ||
+	{ cat "$work/hyperfine.err" >&2; exit 1; }
 table "$work/run.json" 'tini -s'
 echo
 echo "## tether run --exec against setpriv --pdeathsig"
@@ -63,7 +64,8 @@ hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/exec.json" \
 	-n 'empty Go program' "$work/empty" \
 	-n 'Go program linking urfave/cli' "$work/cli" \
 	-n 'setpriv --pdeathsig TERM' 'setpriv --pdeathsig TERM -- /bin/true' \
-	-n 'tether run --exec' "$tether run --exec -- /bin/true" >/dev/null
+	-n 'tether run --exec' "$tether run --exec -- /bin/true" >/dev/null 2>"$work/hyperfine.err" ||
+	{ cat "$work/hyperfine.err" >&2; exit 1; }
 table "$work/exec.json" 'setpriv --pdeathsig TERM'
 echo
 

@@ -5,9 +5,11 @@
 // Linux sends the parent-death signal (PR_SET_PDEATHSIG) when the thread
 // that forked the child exits, not the process (golang/go#27505). A Go
 // program's goroutines move between threads, and a thread whose goroutine
-// exited while locked is destroyed, killing every child it forked. So every
-// child is forked from one goroutine that has locked its OS thread and never
-// returns: the spawner. [Start] runs exec.Cmd.Start there.
+// exited while locked is destroyed, killing every child it forked. So a
+// child that outlives the call that starts it is forked from one goroutine
+// that has locked its OS thread and never returns: the spawner. [Start]
+// runs exec.Cmd.Start there. [Supervise], whose command never outlives it,
+// keeps its own goroutine's thread locked until the command is reaped.
 //
 // [Supervise] is what tether run does: it becomes a child subreaper, starts
 // the command, forwards signals to its process group, reaps every orphan

@@ -15,7 +15,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == spawn.WatchdogArg {
 		os.Exit(spawn.WatchdogMain(os.Args[2:]))
 	}
-	proctest.Helper(nil)
+	proctest.Helper(map[string]func(){"pdeathsig": pdeathsigHelper})
 	// The spawner goroutine never returns, by design.
 	os.Exit(proctest.Run(m, goleak.IgnoreTopFunction("github.com/tetherproc/tether/spawn.spawnerLoop")))
 }

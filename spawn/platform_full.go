@@ -3,8 +3,10 @@
 package spawn
 
 import (
+	"fmt"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -21,18 +23,26 @@ func becomeSubreaper() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
-// followParent arms SIGTERM for when the caller dies, from Supervise's
-// locked thread, which lives as long as the run; then it checks that the
-// caller did not die before the signal was armed. In a PID namespace's
-// init the parent is outside (getppid is 0) and there is nothing to
-// follow.
-func followParent(chan<- os.Signal) error {
+// followParent arms SIGTERM for when the caller dies, on Supervise's
+// locked thread; then it checks that the caller did not die before the
+// signal was armed. In a PID namespace's init the parent is outside
+// (getppid is 0) and there is nothing to follow. The signal belongs to
+// the thread, which goes back to the runtime when Supervise returns (and
+// may exit with a goroutine of the caller's): restore, run on the same
+// thread before it is unlocked, puts back what the thread had, so that a
+// library caller's process is followed for the run and only for it.
+func followParent(chan<- os.Signal) (restore func(), err error) {
 	ppid := os.Getppid()
 	if ppid == 0 {
 		trace.Printf("no parent to follow (init of a PID namespace)")
-		return nil
+		return func() {}, nil
 	}
-	return armParentDeath(ppid, syscall.SIGTERM)
+	var old int32
+	if err := unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&old)), 0, 0, 0); err != nil {
+		return nil, &StartError{Status: 125, Err: fmt.Errorf("read parent-death signal: %w", err)}
+	}
+	restore = func() { _ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(old), 0, 0, 0) }
+	return restore, armParentDeath(ppid, syscall.SIGTERM)
 }
 
 // armChild gives the command the parent-death signal and a process group

@@ -23,13 +23,14 @@ func becomeSubreaper() error { return nil }
 
 // followParent watches the caller and, when it dies, hands the loop a
 // SIGTERM as its death would have sent one. The parent is read again
-// once it is watched: one that died first is errParentGone.
-func followParent(sigs chan<- os.Signal) error {
+// once it is watched: one that died first is errParentGone. (The watcher
+// is not stopped when Supervise returns: restore has nothing to do.)
+func followParent(sigs chan<- os.Signal) (restore func(), err error) {
 	ppid := os.Getppid()
 	if ppid <= 1 {
-		return nil // nothing to follow: init, or already orphaned
+		return func() {}, nil // nothing to follow: init, or already orphaned
 	}
-	return watchParent(ppid, func() { sigs <- syscall.SIGTERM })
+	return func() {}, watchParent(ppid, func() { sigs <- syscall.SIGTERM })
 }
 
 // armChild gives the command a process group of its own.

@@ -137,7 +137,11 @@ func Supervise(cfg Config) (int, error) {
 		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
 	if !cfg.OutliveParent {
-		if err := followParent(r.sigs); err == errParentGone {
+		restore, err := followParent(r.sigs)
+		if restore != nil {
+			defer restore()
+		}
+		if err == errParentGone {
 			// The caller died before tether was tied to it: start
 			// nothing, and end as its death would have ended tether.
 			trace.Printf("not started: %v", err)
@@ -294,7 +298,7 @@ func or(f, def *os.File) *os.File {
 	return def
 }
 
-// start forks the command from the spawner thread. It is reaped by
+// start forks the command from Supervise's locked thread. It is reaped by
 // wait4(-1) in the loop, so that one owner sees every status and none is
 // stolen; os/exec, which would reap it itself, is not used here.
 func (r *run) start(path string, attr *syscall.ProcAttr) error {

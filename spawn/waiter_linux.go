@@ -3,6 +3,7 @@ package spawn
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -33,36 +34,47 @@ func openWaiter() (int, error) {
 	}
 	// MFD_EXEC since Linux 6.3, which may make it a condition; unknown
 	// before.
-	fd, err := unix.MemfdCreate("tether-watchdog", unix.MFD_CLOEXEC|unix.MFD_EXEC)
+	const flags = unix.MFD_CLOEXEC | unix.MFD_ALLOW_SEALING
+	fd, err := unix.MemfdCreate("tether-watchdog", flags|unix.MFD_EXEC)
 	if err == unix.EINVAL {
-		fd, err = unix.MemfdCreate("tether-watchdog", unix.MFD_CLOEXEC)
+		fd, err = unix.MemfdCreate("tether-watchdog", flags)
 	}
 	if err != nil {
-		return -1, err
+		return -1, fmt.Errorf("memfd_create: %w", err)
 	}
 	defer unix.Close(fd)
 	elf := waiterELF(waiterMachine, waiterCode)
 	for len(elf) > 0 {
 		n, err := unix.Write(fd, elf)
 		if err != nil {
-			return -1, err
+			return -1, fmt.Errorf("write the waiter: %w", err)
 		}
 		elf = elf[n:]
 	}
-	// A file open for writing cannot be executed (ETXTBSY): the waiter
-	// is kept open for reading only.
-	return unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	// Sealed, no process of the same user can change it under later
+	// runs; and a file open for writing cannot be executed (ETXTBSY),
+	// so the waiter is kept open for reading only.
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SEAL|unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE); err != nil {
+		return -1, fmt.Errorf("seal the waiter: %w", err)
+	}
+	ro, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("reopen the waiter: %w", err)
+	}
+	return ro, nil
 }
 
 // waiterELF wraps code in a static little-endian ELF64 executable for
-// machine: the two headers and the code in one segment, readable and
-// executable, loaded at 4 MiB and entered at the code's first byte.
+// machine: the headers and the code in one segment, readable and
+// executable, loaded at 4 MiB and entered at the code's first byte, and a
+// stack that is not executable.
 func waiterELF(machine uint16, code []byte) []byte {
 	const (
 		base    = 0x400000
 		ehsize  = 64
 		phsize  = 56
-		headers = ehsize + phsize
+		phnum   = 2
+		headers = ehsize + phnum*phsize
 	)
 	le := binary.LittleEndian
 	b := make([]byte, headers, headers+len(code))
@@ -74,14 +86,17 @@ func waiterELF(machine uint16, code []byte) []byte {
 	le.PutUint64(b[32:], ehsize)       // program headers' offset
 	le.PutUint16(b[52:], ehsize)       // header size
 	le.PutUint16(b[54:], phsize)       // program header size
-	le.PutUint16(b[56:], 1)            // one program header
-	ph := b[ehsize:]
-	le.PutUint32(ph[0:], 1)                          // PT_LOAD
-	le.PutUint32(ph[4:], 5)                          // PF_R | PF_X
-	le.PutUint64(ph[16:], base)                      // virtual address
-	le.PutUint64(ph[24:], base)                      // physical address
-	le.PutUint64(ph[32:], uint64(headers+len(code))) // size in the file
-	le.PutUint64(ph[40:], uint64(headers+len(code))) // size in memory
-	le.PutUint64(ph[48:], 0x1000)                    // alignment
+	le.PutUint16(b[56:], phnum)
+	load := b[ehsize:]
+	le.PutUint32(load[0:], 1)                          // PT_LOAD
+	le.PutUint32(load[4:], 5)                          // PF_R | PF_X
+	le.PutUint64(load[16:], base)                      // virtual address
+	le.PutUint64(load[24:], base)                      // physical address
+	le.PutUint64(load[32:], uint64(headers+len(code))) // size in the file
+	le.PutUint64(load[40:], uint64(headers+len(code))) // size in memory
+	le.PutUint64(load[48:], 0x1000)                    // alignment
+	stack := b[ehsize+phsize:]
+	le.PutUint32(stack[0:], 0x6474e551) // PT_GNU_STACK
+	le.PutUint32(stack[4:], 6)          // PF_R | PF_W
 	return append(b, code...)
 }

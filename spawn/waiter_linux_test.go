@@ -3,11 +3,13 @@ package spawn
 import (
 	"bytes"
 	"fmt"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -150,8 +152,10 @@ func startWaiter(t *testing.T) *waiterRun {
 	}
 	defer null.Close()
 	n := null.Fd()
+	// In a session of its own, as the supervisor starts it.
 	wr.pid, err = syscall.ForkExec("/proc/self/fd/6", []string{WatchdogArg, stage2, "one", "two", ""}, &syscall.ProcAttr{
 		Files: []uintptr{n, n, os.Stderr.Fd(), uintptr(r), n, n, uintptr(fd)},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -275,6 +279,79 @@ func TestWaiterGroupGone(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 }
+
+// A line counts only whole, and one the waiter cannot read leaves what
+// came before in place. The group a bad line would name, were it taken,
+// is one of the test's own (B): the failure is a signal to it, never to
+// anything else.
+func TestWaiterWholeLines(t *testing.T) {
+	dir1 := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir1, "cgroup.kill"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, input string // A and B stand for the two groups' PIDs, D for dir1
+		wantDir     string
+	}{
+		{"group past 2^31 wraps to B", "g A\nc D\ng 4294967296+B\n", "D"},
+		{"group past 2^64 wraps to B", "g A\nc D\ng 18446744073709551616+B\n", "D"},
+		{"g- followed by more", "g A\ng-x\n", ""},
+		{"g- cut short", "g A\ng-", ""},
+		{"group cut short", "g A\ng B", ""},
+		{"directory cut short", "g A\nc D\nc /elsewhere", "D"},
+		{"directory of PATH_MAX", "g A\nc D\nc /" + strings.Repeat("x", 4095) + "\n", "D"},
+		{"unknown words and spaces", "g A\n d\nd \ndone\ng  B\nx\n\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, aStatus := group(t)
+			b, bStatus := group(t)
+			input := strings.NewReplacer("A", strconv.Itoa(a), "D", dir1).Replace(tc.input)
+			input = wrapped(t, input, b)
+			if err := os.WriteFile(filepath.Join(dir1, "cgroup.kill"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			wr := startWaiter(t)
+			fmt.Fprint(wr.w, input)
+			wr.w.Close()
+			wantDir := strings.ReplaceAll(tc.wantDir, "D", dir1)
+			if got := wr.stage2Args(t); !equalTail(got, []string{"one", "two", wantDir}) {
+				t.Errorf("stage two got %q, want its path, then one, two, %q", got, wantDir)
+			}
+			select {
+			case ws := <-aStatus:
+				if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+					t.Errorf("group A: %v, want killed by TERM", ws)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("group A still runs 10s after the waiter saw EOF")
+			}
+			select {
+			case ws := <-bStatus:
+				t.Errorf("group B ended (%v): the waiter took a line it should have skipped", ws)
+			case <-time.After(100 * time.Millisecond):
+			}
+			data, _ := os.ReadFile(filepath.Join(dir1, "cgroup.kill"))
+			if want := map[bool]string{true: "1", false: ""}[wantDir != ""]; string(data) != want {
+				t.Errorf("cgroup.kill holds %q, want %q", data, want)
+			}
+		})
+	}
+}
+
+// wrapped replaces "N+B" in input by the decimal N + b, a number that
+// truncated to 32 bits is b.
+func wrapped(t *testing.T, input string, b int) string {
+	for _, n := range []string{"4294967296", "18446744073709551616"} {
+		big, ok := new(big.Int).SetString(n, 10)
+		if !ok {
+			t.Fatal(n)
+		}
+		input = strings.ReplaceAll(input, n+"+B", big.Add(big, stdbig(b)).String())
+	}
+	return strings.ReplaceAll(input, "B", strconv.Itoa(b))
+}
+
+func stdbig(n int) *big.Int { return big.NewInt(int64(n)) }
 
 func equalTail(got, want []string) bool {
 	return len(got) == len(want)+1 && strings.Join(got[1:], "\x00") == strings.Join(want, "\x00")

@@ -81,22 +81,27 @@ type half struct {
 	files []uintptr
 }
 
-// halves are the ways to start the watchdog, best first: with a shell,
-// the waiter where there is one (waiter_linux.go), then the shell script;
-// last, the binary waits itself.
+// halves are the ways to start the watchdog, best first: unless the
+// binary is to wait itself (no shell named), the waiter where there is
+// one (waiter_linux.go), then the shell script; last, the binary waits
+// itself.
 func (s watchdogSpec) halves() []half {
 	args := []string{s.runID, strconv.FormatInt(int64(s.grace), 10)}
 	var hs []half
-	if _, err := os.Stat(s.shell); s.shell != "" && err == nil {
+	if s.shell != "" {
 		if fd, err := waiterFD(); err == nil {
 			// The waiter gets itself as fd 6, and the last argument
 			// is a placeholder for the run's cgroup.
 			hs = append(hs, half{path: "/proc/self/fd/6",
 				argv:  append(append([]string{WatchdogArg, openedExe(s.path), WatchdogArg}, args...), ""),
 				files: []uintptr{uintptr(fd)}})
+		} else {
+			trace.Printf("watchdog: no waiter: %v", err)
 		}
-		hs = append(hs, half{path: s.shell,
-			argv: append([]string{WatchdogArg, "-c", watchScript, WatchdogArg, openedExe(s.path)}, args...)})
+		if _, err := os.Stat(s.shell); err == nil {
+			hs = append(hs, half{path: s.shell,
+				argv: append([]string{WatchdogArg, "-c", watchScript, WatchdogArg, openedExe(s.path)}, args...)})
+		}
 	}
 	return append(hs, half{path: s.path, argv: append([]string{s.path, WatchdogArg}, args...)})
 }

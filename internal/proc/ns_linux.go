@@ -161,7 +161,7 @@ func (fs FS) hidesProcesses() bool {
 func (fs FS) CheckOwn() error {
 	data, err := ReadPlain(fs.root + "/self/status")
 	if err != nil {
-		return fmt.Errorf("read %s/self/status: %w", fs.root, err)
+		return err
 	}
 	return fs.CheckOwnStatus(data)
 }

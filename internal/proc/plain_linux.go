@@ -19,7 +19,7 @@ import (
 
 // ReadPlain reads the whole file at path with plain system calls.
 func ReadPlain(path string) ([]byte, error) {
-	data, err := readInto(path, make([]byte, 0, 1024))
+	data, err := readInto(path, make([]byte, 0, 4096))
 	if err != nil {
 		return nil, &os.PathError{Op: "read", Path: path, Err: err}
 	}
@@ -30,6 +30,9 @@ func ReadPlain(path string) ([]byte, error) {
 func readInto(path string, buf []byte) ([]byte, error) {
 	buf = buf[:cap(buf)]
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return buf[:0], err
 	}

@@ -17,7 +17,10 @@ func (fs FS) Children(pid int) []int {
 		return nil
 	}
 	var out []int
-	buf := make([]byte, 0, 256)
+	// Room for a few hundred children in one read: the list is made
+	// afresh at each read, and a child that exits between two reads
+	// shifts the rest, which may skip one.
+	buf := make([]byte, 0, 4096)
 	for _, tid := range tasks {
 		data, err := readInto(base+strconv.Itoa(tid)+"/children", buf)
 		buf = data

@@ -1,0 +1,58 @@
+package spawn_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/spawn"
+)
+
+// pdeathsigHelper is a library caller of Supervise: on one locked thread
+// it sets its own parent-death signal to PROCTEST_SIGNAL, runs /bin/true
+// under Supervise (following its parent), and prints the signal the
+// thread has afterwards.
+func pdeathsigHelper() {
+	runtime.LockOSThread()
+	before, _ := strconv.Atoi(os.Getenv("PROCTEST_SIGNAL"))
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(before), 0, 0, 0); err != nil {
+		fmt.Println("set:", err)
+		os.Exit(2)
+	}
+	if _, err := spawn.Supervise(spawn.Config{Args: []string{"/bin/true"}}); err != nil {
+		fmt.Println("supervise:", err)
+		os.Exit(2)
+	}
+	var after int32
+	if err := unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&after)), 0, 0, 0); err != nil {
+		fmt.Println("get:", err)
+		os.Exit(2)
+	}
+	fmt.Println(after)
+	os.Exit(0)
+}
+
+// Supervise follows its caller for the run only: the parent-death signal
+// it arms on its thread is put back as it was when it returns, so that a
+// library caller's thread neither keeps it nor loses its own.
+func TestSuperviseRestoresParentDeathSignal(t *testing.T) {
+	for _, before := range []unix.Signal{0, unix.SIGUSR1} {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(proctest.CleanEnv(), proctest.ModeVar+"=pdeathsig", "PROCTEST_SIGNAL="+strconv.Itoa(int(before)))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("helper: %v (%s)", err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != strconv.Itoa(int(before)) {
+			t.Errorf("parent-death signal %d before Supervise, %s after; want it put back", before, got)
+		}
+	}
+}
