@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,4 +213,27 @@ func TestRecycledGroupUntouched(t *testing.T) {
 		t.Errorf("the process that took the command's PID after it was reaped: %q; want it untouched", line)
 	}
 	r.wait(t)
+}
+
+// Where the kernel refuses to run a file in memory (vm.memfd_noexec=2,
+// set here in a PID namespace of the test's own), the watchdog's waiting
+// half is the shell script, and the run goes on as usual.
+func TestWatchdogShellWhereMemfdCannotRun(t *testing.T) {
+	unshare := needUnshare(t)
+	script := `echo 2 >/proc/sys/vm/memfd_noexec 2>/dev/null || { echo no-sysctl; exit 0; }
+exec "$0" run -- sh -c 'for c in $(cat /proc/$PPID/task/*/children); do [ "$c" = $$ ] || cat /proc/$c/comm; done; exit 7'`
+	cmd := exec.Command(unshare, "--pid", "--fork", "--kill-child", "--mount-proc", "sh", "-c", script, tetherBin)
+	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	out, err := cmd.Output()
+	if strings.TrimSpace(string(out)) == "no-sysctl" {
+		t.Skip("no vm.memfd_noexec (Linux before 6.3)")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+		t.Fatalf("exit %v, out %q; want the command's 7", err, out)
+	}
+	// tether's children but the command: the watchdog alone.
+	if comms := strings.Fields(string(out)); !slices.Equal(comms, []string{"sh"}) {
+		t.Errorf("tether's other children are %q; want the watchdog alone, the shell (sh), not the waiter", comms)
+	}
 }
