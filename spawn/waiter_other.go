@@ -1,9 +1,0 @@
-//go:build !linux
-
-package spawn
-
-import "errors"
-
-// waiterFD: no waiter outside Linux (waiter_linux.go); the watchdog's
-// waiting half is the shell script.
-func waiterFD() (int, error) { return -1, errors.New("no watchdog waiter outside Linux") }
