@@ -252,14 +252,7 @@ func TestWaiterSupervisorDies(t *testing.T) {
 	if got, want := wr.stage2Args(t), []string{"one", "two", kill}; !equalTail(got, want) {
 		t.Errorf("stage two got %q, want its path, then %q", got, want)
 	}
-	select {
-	case ws := <-status:
-		if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
-			t.Errorf("the group's sleep: %v, want killed by TERM", ws)
-		}
-	case <-time.After(10 * time.Second):
-		t.Error("the group's sleep still runs 10s after the waiter saw EOF")
-	}
+	wantTERM(t, "the group's sleep", status)
 	if data, err := os.ReadFile(filepath.Join(kill, "cgroup.kill")); err != nil || string(data) != "1" {
 		t.Errorf("cgroup.kill holds %q, %v; want 1", data, err)
 	}
@@ -317,14 +310,7 @@ func TestWaiterWholeLines(t *testing.T) {
 			if got := wr.stage2Args(t); !equalTail(got, []string{"one", "two", wantDir}) {
 				t.Errorf("stage two got %q, want its path, then one, two, %q", got, wantDir)
 			}
-			select {
-			case ws := <-aStatus:
-				if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
-					t.Errorf("group A: %v, want killed by TERM", ws)
-				}
-			case <-time.After(10 * time.Second):
-				t.Error("group A still runs 10s after the waiter saw EOF")
-			}
+			wantTERM(t, "group A", aStatus)
 			select {
 			case ws := <-bStatus:
 				t.Errorf("group B ended (%v): the waiter took a line it should have skipped", ws)
@@ -352,6 +338,20 @@ func wrapped(t *testing.T, input string, b int) string {
 }
 
 func stdbig(n int) *big.Int { return big.NewInt(int64(n)) }
+
+// wantTERM fails t unless what, a group's sleep, dies of TERM within a
+// generous deadline.
+func wantTERM(t *testing.T, what string, status <-chan syscall.WaitStatus) {
+	t.Helper()
+	select {
+	case ws := <-status:
+		if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+			t.Errorf("%s: %v, want killed by TERM", what, ws)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("%s still runs 10s after the waiter saw EOF", what)
+	}
+}
 
 func equalTail(got, want []string) bool {
 	return len(got) == len(want)+1 && strings.Join(got[1:], "\x00") == strings.Join(want, "\x00")
