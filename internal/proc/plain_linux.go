@@ -19,7 +19,8 @@ import (
 
 // ReadPlain reads the whole file at path with plain system calls.
 func ReadPlain(path string) ([]byte, error) {
-	data, err := readInto(path, make([]byte, 0, 4096))
+	// Enough for a status file in one read, the longest of the usual ones.
+	data, err := readInto(path, make([]byte, 0, 2048))
 	if err != nil {
 		return nil, &os.PathError{Op: "read", Path: path, Err: err}
 	}
