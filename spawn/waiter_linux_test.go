@@ -220,7 +220,17 @@ func group(t *testing.T) (int, <-chan syscall.WaitStatus) {
 
 func TestWaiterDone(t *testing.T) {
 	wr := startWaiter(t)
-	// Named as the shell's watchdog, and deaf to what a terminal sends.
+	// Deaf to what a terminal sends, once it has set itself up (its
+	// first instructions: the name, then the signals), and named as the
+	// shell's watchdog.
+	const deaf = 1<<(unix.SIGHUP-1) | 1<<(unix.SIGINT-1) | 1<<(unix.SIGQUIT-1) | 1<<(unix.SIGPIPE-1) | 1<<(unix.SIGTERM-1)
+	deadline := time.Now().Add(10 * time.Second)
+	for ignored(t, wr.pid)&deaf != deaf {
+		if time.Now().After(deadline) {
+			t.Fatalf("the waiter ignores %#x after 10s, want %#x", ignored(t, wr.pid), deaf)
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", wr.pid)); err != nil || string(comm) != "tether-watchdog\n" {
 		t.Errorf("comm %q, %v; want tether-watchdog", comm, err)
 	}
@@ -338,6 +348,26 @@ func wrapped(t *testing.T, input string, b int) string {
 }
 
 func stdbig(n int) *big.Int { return big.NewInt(int64(n)) }
+
+// ignored reads the signals pid ignores (SigIgn of its status file).
+func ignored(t *testing.T, pid int) uint64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				t.Fatalf("SigIgn %q: %v", v, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no SigIgn in the status of %d", pid)
+	return 0
+}
 
 // wantTERM fails t unless what, a group's sleep, dies of TERM within a
 // generous deadline.
