@@ -5,30 +5,47 @@ package spawn
 import (
 	"fmt"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
 // watchParent has gone called once ppid exits, by a kqueue event
 // (EVFILT_PROC, NOTE_EXIT); a parent that died before the event was
-// registered is errParentGone.
-func watchParent(ppid int, gone func()) error {
+// registered is errParentGone. stop ends the watch: it triggers a user
+// event on the same kqueue, which the watching thread takes as its end.
+func watchParent(ppid int, gone func()) (stop func(), err error) {
 	kq, err := unix.Kqueue()
 	if err != nil {
-		return fmt.Errorf("follow parent %d: kqueue: %w", ppid, err)
+		return nil, fmt.Errorf("follow parent %d: kqueue: %w", ppid, err)
+	}
+	wake := unix.Kevent_t{Ident: 1, Filter: unix.EVFILT_USER, Flags: unix.EV_ADD | unix.EV_CLEAR}
+	if _, err := unix.Kevent(kq, []unix.Kevent_t{wake}, nil, nil); err != nil {
+		unix.Close(kq)
+		return nil, fmt.Errorf("follow parent %d: kevent: %w", ppid, err)
 	}
 	ev := unix.Kevent_t{Ident: uint64(ppid), Filter: unix.EVFILT_PROC, Flags: unix.EV_ADD | unix.EV_ONESHOT, Fflags: unix.NOTE_EXIT}
 	_, err = unix.Kevent(kq, []unix.Kevent_t{ev}, nil, nil)
 	switch {
 	case err == unix.ESRCH || err == nil && os.Getppid() != ppid:
 		unix.Close(kq)
-		return errParentGone
+		return nil, errParentGone
 	case err != nil:
 		unix.Close(kq)
-		return fmt.Errorf("follow parent %d: kevent: %w", ppid, err)
+		return nil, fmt.Errorf("follow parent %d: kevent: %w", ppid, err)
 	}
+	// The descriptor is closed by whichever comes last, the watch or
+	// stop: never triggered once closed, when its number may be another
+	// file's.
+	var mu sync.Mutex
+	closed := false
 	go func() {
-		defer unix.Close(kq)
+		defer func() {
+			mu.Lock()
+			closed = true
+			unix.Close(kq)
+			mu.Unlock()
+		}()
 		out := make([]unix.Kevent_t, 1)
 		for {
 			n, err := unix.Kevent(kq, nil, out, nil)
@@ -39,10 +56,19 @@ func watchParent(ppid int, gone func()) error {
 				return // no event will come: the parent is not followed
 			}
 			if n > 0 {
-				gone()
+				if out[0].Filter == unix.EVFILT_PROC {
+					gone()
+				}
 				return
 			}
 		}
 	}()
-	return nil
+	return sync.OnceFunc(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !closed {
+			trigger := unix.Kevent_t{Ident: 1, Filter: unix.EVFILT_USER, Fflags: unix.NOTE_TRIGGER}
+			_, _ = unix.Kevent(kq, []unix.Kevent_t{trigger}, nil, nil)
+		}
+	}), nil
 }

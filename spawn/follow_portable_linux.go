@@ -4,21 +4,29 @@ package spawn
 
 import (
 	"os"
+	"sync"
 	"time"
 )
 
 // watchParent has gone called once ppid is no longer tether's parent,
 // by polling: the portable path's stand-in for macOS's kqueue event,
-// without the Linux-only pidfd.
-func watchParent(ppid int, gone func()) error {
+// without the Linux-only pidfd. stop ends the watch.
+func watchParent(ppid int, gone func()) (stop func(), err error) {
 	if os.Getppid() != ppid {
-		return errParentGone
+		return nil, errParentGone
 	}
+	done := make(chan struct{})
 	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
 		for os.Getppid() == ppid {
-			time.Sleep(20 * time.Millisecond)
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
 		}
 		gone()
 	}()
-	return nil
+	return sync.OnceFunc(func() { close(done) }), nil
 }

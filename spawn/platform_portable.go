@@ -23,14 +23,18 @@ func becomeSubreaper() error { return nil }
 
 // followParent watches the caller and, when it dies, hands the loop a
 // SIGTERM as its death would have sent one. The parent is read again
-// once it is watched: one that died first is errParentGone. (The watcher
-// is not stopped when Supervise returns: restore has nothing to do.)
+// once it is watched: one that died first is errParentGone. restore ends
+// the watch, when Supervise returns.
 func followParent(sigs chan<- os.Signal) (restore func(), err error) {
 	ppid := os.Getppid()
 	if ppid <= 1 {
 		return func() {}, nil // nothing to follow: init, or already orphaned
 	}
-	return func() {}, watchParent(ppid, func() { sigs <- syscall.SIGTERM })
+	stop, err := watchParent(ppid, func() { sigs <- syscall.SIGTERM })
+	if err != nil {
+		return func() {}, err
+	}
+	return stop, nil
 }
 
 // armChild gives the command a process group of its own.

@@ -1,0 +1,25 @@
+//go:build linux && tetherportable
+
+package spawn_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/tetherproc/tether/spawn"
+)
+
+// On the portable path Supervise follows its caller with a watcher of
+// its own (a kqueue thread on macOS, a poll here), which it stops when it
+// returns: a library caller running many commands leaks nothing.
+func TestSuperviseStopsFollowingParent(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	for i := 0; i < 3; i++ {
+		if code, err := spawn.Supervise(spawn.Config{Args: []string{"/bin/true"}}); code != 0 || err != nil {
+			t.Fatalf("Supervise: %d, %v", code, err)
+		}
+	}
+	// os/signal's loop outlives its first use by design.
+	goleak.VerifyNone(t, before, goleak.IgnoreTopFunction("os/signal.signal_recv"))
+}
