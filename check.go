@@ -58,11 +58,9 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	q := probe.Query{Markers: m, Name: c.String("name")}
-	if c.IsSet("name") {
-		if err := probe.ValidateName(q.Name); err != nil {
-			return usagef("tether check: --name: %v", err)
-		}
+	q := probe.Query{Markers: m}
+	if q.Name, err = nameFrom(c); err != nil {
+		return err
 	}
 	r, err := probe.Check(pid, q)
 	if err != nil {

@@ -29,6 +29,22 @@ func markersFrom(c *cli.Context) (probe.Markers, error) {
 	return m, nil
 }
 
+// nameFrom reads --name, which when given is 1 to 64 characters of
+// A-Z a-z 0-9 . _ -.
+func nameFrom(c *cli.Context) (string, error) {
+	name := c.String("name")
+	switch {
+	case !c.IsSet("name"):
+		return name, nil
+	case name == "":
+		return "", usagef("tether %s: --name: invalid name \"\": empty", c.Command.Name)
+	}
+	if err := (probe.Stamp{Name: name}).Validate(); err != nil {
+		return "", usagef("tether %s: --name: %v", c.Command.Name, err)
+	}
+	return name, nil
+}
+
 // filterFlags are the selection flags shared by reclaim and ps.
 func filterFlags() []cli.Flag {
 	return append([]cli.Flag{

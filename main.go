@@ -36,17 +36,14 @@ func main() {
 		// No Go traceback reaches a user: a fatal error of the runtime
 		// (no thread can be created under ulimit -u) prints its one
 		// reason, not the stacks. TETHER_DEBUG=1 or GOTRACEBACK bring
-		// them back.
+		// them back. Also in the helpers below, whose stderr may be the
+		// user's terminal.
 		debug.SetTraceback("none")
 	}
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case spawn.WatchdogArg:
-			os.Exit(spawn.WatchdogMain(os.Args[2:]))
-		case spawn.InitArg:
-			os.Exit(spawn.InitMain(os.Args[2:]))
-		}
-	}
+	// The watchdog and a contained run's init are this binary started
+	// again: Init runs them, before any flag is read, and never returns
+	// from them.
+	spawn.Init()
 	os.Exit(runMain(os.Args, os.Stdout, os.Stderr))
 }
 

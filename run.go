@@ -2,14 +2,11 @@ package main
 
 import (
 	"errors"
-	"os"
-	"runtime"
 	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -81,14 +78,12 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		Args:          args,
 		Grace:         c.Duration("grace"),
 		OutliveParent: c.Bool("outlive-parent"),
-		WatchdogPath:  selfPath(),
+		Reexec:        true,
 		LeaveDir:      true,
 		DieBySignal:   true,
 	}
-	if c.IsSet("name") {
-		if err := probe.ValidateName(cfg.Name); err != nil {
-			return cfg, nil, usagef("tether run: --name: %v", err)
-		}
+	if cfg.Name, err = nameFrom(c); err != nil {
+		return cfg, nil, err
 	}
 	if cfg.Signal, err = parseSignal(c.String("signal")); err != nil {
 		return cfg, nil, usagef("tether run: --signal: %v", err)
@@ -168,18 +163,4 @@ func portError(err error) error {
 	}
 	return failf("tether run: port %d is held by a process of uid %s that tether cannot see; nothing was signalled",
 		pr.Port, joinInts(pr.HiddenUIDs))
-}
-
-// selfPath is this binary, for the watchdog and a contained run's init:
-// on Linux /proc/self/exe, which stays this binary even if its file is
-// replaced; elsewhere its path ("" when unknown: no watchdog).
-func selfPath() string {
-	if runtime.GOOS == "linux" {
-		return "/proc/self/exe"
-	}
-	p, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	return p
 }

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -21,9 +17,6 @@ const (
 	exitTimedOut = 1
 	exitPIDGone  = 3
 )
-
-// waitBackoff is the longest pause between two polls.
-const waitBackoff = 250 * time.Millisecond
 
 func waitCommand() *cli.Command {
 	return &cli.Command{
@@ -46,59 +39,44 @@ func waitCommand() *cli.Command {
 	}
 }
 
-// waitPort is one port in tether wait's report.
-type waitPort struct {
-	Port      uint16             `json:"port"`
-	Ready     bool               `json:"ready"`
-	Listeners []reclaim.Listener `json:"listeners,omitempty"`
-	Holders   []reclaim.Process  `json:"holders,omitempty"`
-}
-
 // waitReport is tether wait --json.
 type waitReport struct {
-	Ready     bool       `json:"ready"`
-	PIDGone   bool       `json:"pid_gone,omitempty"`
-	TimedOut  bool       `json:"timed_out,omitempty"`
-	ElapsedMS int64      `json:"elapsed_ms"`
-	Ports     []waitPort `json:"ports"`
+	Ready     bool                `json:"ready"`
+	PIDGone   bool                `json:"pid_gone,omitempty"`
+	TimedOut  bool                `json:"timed_out,omitempty"`
+	ElapsedMS int64               `json:"elapsed_ms"`
+	Ports     []reclaim.Readiness `json:"ports"`
 }
 
-// waitSpec is what tether wait was asked.
-type waitSpec struct {
-	ports    []uint16
-	pid      int
-	owned    bool
-	timeout  time.Duration
-	interval time.Duration
-}
-
-func waitSpecFrom(c *cli.Context) (waitSpec, error) {
-	var s waitSpec
+// waitSpecFrom is what tether wait was asked, each flag checked here so
+// that a bad value is named by its flag.
+func waitSpecFrom(c *cli.Context) (reclaim.WaitSpec, error) {
+	var s reclaim.WaitSpec
 	if c.NArg() > 0 {
 		return s, usagef("tether wait: unexpected argument %q (wait for ports with --port)", c.Args().First())
 	}
 	var err error
-	if s.ports, err = parsePorts(c.StringSlice("port")); err != nil {
+	if s.Ports, err = parsePorts(c.StringSlice("port")); err != nil {
 		return s, usagef("tether wait: --port: %v", err)
 	}
-	if len(s.ports) == 0 {
+	if len(s.Ports) == 0 {
 		return s, usagef("tether wait: nothing to wait for: give --port")
 	}
 	if c.IsSet("pid") {
-		if s.pid, err = parsePID(c.String("pid")); err != nil {
+		if s.PID, err = parsePID(c.String("pid")); err != nil {
 			return s, usagef("tether wait: --pid: %v", err)
 		}
 	}
-	s.owned = c.Bool("owned")
-	if s.owned && s.pid == 0 {
+	s.Owned = c.Bool("owned")
+	if s.Owned && s.PID == 0 {
 		return s, usagef("tether wait: --owned needs --pid, the process whose listeners count")
 	}
-	s.timeout, s.interval = c.Duration("timeout"), c.Duration("interval")
-	if s.timeout < 0 {
-		return s, usagef("tether wait: --timeout: negative duration %q", s.timeout)
+	s.Timeout, s.Interval = c.Duration("timeout"), c.Duration("interval")
+	if s.Timeout < 0 {
+		return s, usagef("tether wait: --timeout: negative duration %q", s.Timeout)
 	}
-	if s.interval <= 0 {
-		return s, usagef("tether wait: --interval: %q is not a positive duration", s.interval)
+	if s.Interval <= 0 {
+		return s, usagef("tether wait: --interval: %q is not a positive duration", s.Interval)
 	}
 	return s, nil
 }
@@ -109,14 +87,11 @@ func runWait(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
-	ready, gone, err := waitFor(s)
+	ports, ready, gone, err := s.Wait()
 	if err != nil {
 		return failf("tether wait: %v", err)
 	}
-	rep := waitReport{Ready: ready, PIDGone: gone, TimedOut: !ready && !gone, ElapsedMS: time.Since(start).Milliseconds()}
-	if rep.Ports, err = describePorts(s); err != nil {
-		return failf("tether wait: %v", err)
-	}
+	rep := waitReport{Ready: ready, PIDGone: gone, TimedOut: !ready && !gone, ElapsedMS: time.Since(start).Milliseconds(), Ports: ports}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else if ready {
@@ -129,121 +104,13 @@ func runWait(c *cli.Context) error {
 	case ready:
 		return nil
 	case gone:
-		return cli.Exit(fmt.Sprintf("tether wait: PID %d is gone; %s", s.pid, missing(rep.Ports)), exitPIDGone)
+		return cli.Exit(fmt.Sprintf("tether wait: PID %d is gone; %s", s.PID, missing(rep.Ports)), exitPIDGone)
 	}
-	return cli.Exit(fmt.Sprintf("tether wait: timed out after %v; %s", s.timeout, missing(rep.Ports)), exitTimedOut)
-}
-
-// waitFor polls until every port is served (ready), the --pid process is
-// gone, or the timeout runs out. A pause starts at the interval and grows
-// by half each time, to waitBackoff.
-func waitFor(s waitSpec) (ready, gone bool, err error) {
-	deadline := time.Now().Add(s.timeout)
-	var exited <-chan struct{}
-	if s.pid != 0 {
-		h, err := proc.Host().Open(s.pid)
-		if errors.Is(err, proc.ErrGone) {
-			return false, true, nil
-		} else if err != nil {
-			return false, false, fmt.Errorf("--pid %d: %w", s.pid, err)
-		}
-		exited = watchExit(h, deadline)
-	}
-	pause := s.interval
-	for {
-		var owners []int
-		if s.owned {
-			owners = ownedBy(s.pid)
-		}
-		served, err := reclaim.Served(s.ports, owners)
-		if err != nil {
-			return false, false, err
-		}
-		if len(served) == len(s.ports) {
-			return true, false, nil
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false, false, nil
-		}
-		t := time.NewTimer(min(pause, left))
-		select {
-		case <-exited:
-			t.Stop()
-			return false, true, nil
-		case <-t.C:
-		}
-		pause = min(pause*3/2, max(waitBackoff, s.interval))
-	}
-}
-
-// watchExit reports h's exit (a zombie counts: its exit status is its
-// parent's to know) on the channel it returns, until the deadline; the
-// handle is its to close.
-func watchExit(h *proc.Handle, deadline time.Time) <-chan struct{} {
-	c := make(chan struct{})
-	go func() {
-		defer h.Close()
-		for time.Now().Before(deadline) {
-			if proc.Exited([]*proc.Handle{h}, deadline)[0] {
-				close(c)
-				return
-			}
-		}
-	}()
-	return c
-}
-
-// ownedBy is pid and its descendants: the processes whose listeners count
-// with --owned.
-func ownedBy(pid int) []int {
-	// Linux's children lists; elsewhere one pass over every process.
-	var ms []proc.Member
-	if runtime.GOOS == "linux" {
-		ms = proc.Host().Subtree(pid, 0)
-	} else {
-		ms = proc.Host().Descendants(pid, 0, 0)
-	}
-	out := []int{pid}
-	for _, m := range ms {
-		out = append(out, m.PID)
-	}
-	return out
-}
-
-// describePorts says who serves each port now, whoever it is.
-func describePorts(s waitSpec) ([]waitPort, error) {
-	procs, err := reclaim.List(reclaim.Filter{Ports: s.ports, AnyUser: true})
-	if err != nil {
-		return nil, err
-	}
-	var owners []int
-	if s.owned {
-		owners = ownedBy(s.pid)
-	}
-	out := make([]waitPort, len(s.ports))
-	for i, port := range s.ports {
-		out[i].Port = port
-		for _, p := range procs {
-			if owners != nil && !slices.Contains(owners, p.PID) {
-				continue
-			}
-			for _, l := range p.Ports {
-				if l.Port == port {
-					out[i].Listeners = append(out[i].Listeners, l)
-					if !slices.ContainsFunc(out[i].Holders, func(q reclaim.Process) bool { return q.PID == p.PID }) {
-						out[i].Holders = append(out[i].Holders, p)
-					}
-				}
-			}
-		}
-		out[i].Ready = len(out[i].Listeners) > 0
-	}
-	return out, nil
+	return cli.Exit(fmt.Sprintf("tether wait: timed out after %v; %s", s.Timeout, missing(rep.Ports)), exitTimedOut)
 }
 
 // writeWait prints each port and its holders: what is ready, and whose.
-func writeWait(w io.Writer, ports []waitPort) error {
+func writeWait(w io.Writer, ports []reclaim.Readiness) error {
 	for _, p := range ports {
 		var hs []string
 		for _, h := range p.Holders {
@@ -265,7 +132,7 @@ func writeWait(w io.Writer, ports []waitPort) error {
 }
 
 // missing names the ports without a listener.
-func missing(ports []waitPort) string {
+func missing(ports []reclaim.Readiness) string {
 	var m []string
 	for _, p := range ports {
 		if !p.Ready {

@@ -27,7 +27,7 @@ func (o Query) Validate() error {
 		return err
 	}
 	if o.Name != "" {
-		return ValidateName(o.Name)
+		return validateName(o.Name)
 	}
 	return nil
 }
@@ -144,18 +144,27 @@ func checkOnce(pid int, opts Query) (r Report, o outcome) {
 		return failed(r, envErr), settled
 	}
 
+	judge(&r, env, p, opts)
+	return r, settled
+}
+
+// judge gives r its verdict from the environment read back: tethered
+// (supervised or stranded) by its markers or its run's container,
+// foreign, or unverifiable when what is left of the environment cannot
+// say.
+func judge(r *Report, env []string, p proc.Process, opts Query) {
 	m := opts.Markers.orDefault()
 	r.Name, _ = lookup(env, m.NameVar)
 	r.RunID, _ = lookup(env, RunIDVar)
 	if !m.Match(env, opts.Name) && !hasEntry(env, m.Entries("")[0]) {
 		// No marker at all: cleared, overwritten, or never there. A
 		// container tied to a run still says whose it is.
-		if cenv, where, ok := containerStamp(pid); ok && m.Match(cenv, opts.Name) {
+		if cenv, where, ok := containerStamp(p.PID); ok && m.Match(cenv, opts.Name) {
 			r.Container = where
 			r.Name, _ = lookup(cenv, m.NameVar)
 			r.RunID, _ = lookup(cenv, RunIDVar)
-			r.Verdict, r.Reason = strandedness(&r, cenv, p)
-			return r, settled
+			r.Verdict, r.Reason = strandedness(r, cenv, p)
+			return
 		}
 	}
 	if !m.Match(env, opts.Name) {
@@ -164,10 +173,9 @@ func checkOnce(pid int, opts Query) (r Report, o outcome) {
 			// The markers may have been there: what is left cannot say.
 			r.Verdict, r.Reason = Unverifiable, "environment overwritten (the process renamed itself)"
 		}
-		return r, settled
+		return
 	}
-	r.Verdict, r.Reason = strandedness(&r, env, p)
-	return r, settled
+	r.Verdict, r.Reason = strandedness(r, env, p)
 }
 
 // strandedness applies the protocol: stranded when the process named by

@@ -89,12 +89,28 @@ func validateVarName(key string) error {
 // Stamp is what a supervisor writes into its child's environment with
 // [Markers.Environ].
 type Stamp struct {
-	Name       string     // see [ValidateName]
+	Name       string     // see [Stamp.Validate]
 	Supervisor Supervisor // the process whose death strands the child
 	RunID      string     // see [NewRunID]
 	// PIDNamespace is the supervisor's PID namespace; 0 leaves
 	// PIDNamespaceVar out.
 	PIDNamespace uint64
+}
+
+// Validate checks the values of s that are set, naming a bad one: Name,
+// 1 to 64 characters of A-Z a-z 0-9 . _ - (so that it can stand in an
+// environment entry, a file name and a log line as is), and RunID,
+// exactly 32 lowercase hex digits ([NewRunID]).
+func (s Stamp) Validate() error {
+	if s.Name != "" {
+		if err := validateName(s.Name); err != nil {
+			return err
+		}
+	}
+	if s.RunID != "" {
+		return validateRunID(s.RunID)
+	}
+	return nil
 }
 
 // Environ returns env with the stamp applied: earlier entries of the

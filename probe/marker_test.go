@@ -1,6 +1,7 @@
 package probe_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -76,17 +77,20 @@ func TestEnvironStamp(t *testing.T) {
 
 func TestValidateName(t *testing.T) {
 	for _, ok := range []string{"a", "web", "files", "my-server.v2_1", strings.Repeat("x", 64)} {
-		if err := probe.ValidateName(ok); err != nil {
-			t.Errorf("ValidateName(%q) = %v", ok, err)
+		if err := (probe.Stamp{Name: ok}).Validate(); err != nil {
+			t.Errorf("name %q: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "a=b", "a b", "a/b", "é", "a\x00", strings.Repeat("x", 65)} {
-		err := probe.ValidateName(bad)
+	for _, bad := range []string{"a=b", "a b", "a/b", "é", "a\x00", strings.Repeat("x", 65)} {
+		err := (probe.Stamp{Name: bad}).Validate()
 		if err == nil {
-			t.Errorf("ValidateName(%q): no error", bad)
-		} else if !strings.Contains(err.Error(), "invalid name") {
-			t.Errorf("ValidateName(%q) = %v: does not say what is wrong", bad, err)
+			t.Errorf("name %q: no error", bad)
+		} else if !strings.Contains(err.Error(), "invalid name") || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
+			t.Errorf("name %q: %v: does not say what is wrong, with which value", bad, err)
 		}
+	}
+	if err := (probe.Stamp{}).Validate(); err != nil {
+		t.Errorf("a zero stamp: %v; want nothing to check", err)
 	}
 }
 
@@ -106,7 +110,7 @@ func TestNameFor(t *testing.T) {
 		if got != want {
 			t.Errorf("NameFor(%q) = %q, want %q", in, got, want)
 		}
-		if err := probe.ValidateName(got); err != nil {
+		if err := (probe.Stamp{Name: got}).Validate(); err != nil {
 			t.Errorf("NameFor(%q) = %q: %v", in, got, err)
 		}
 	}
@@ -118,13 +122,13 @@ func TestRunID(t *testing.T) {
 		t.Errorf("two run ids alike: %s", a)
 	}
 	for _, id := range []string{a, b} {
-		if err := probe.ValidateRunID(id); err != nil {
+		if err := (probe.Stamp{RunID: id}).Validate(); err != nil {
 			t.Error(err)
 		}
 	}
-	for _, bad := range []string{"", "abc", strings.Repeat("A", 32), strings.Repeat("g", 32), strings.Repeat("a", 33)} {
-		if err := probe.ValidateRunID(bad); err == nil {
-			t.Errorf("ValidateRunID(%q): no error", bad)
+	for _, bad := range []string{"abc", strings.Repeat("A", 32), strings.Repeat("g", 32), strings.Repeat("a", 33)} {
+		if err := (probe.Stamp{RunID: bad}).Validate(); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("run id %q: %v; want an error naming it", bad, err)
 		}
 	}
 }

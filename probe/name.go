@@ -14,9 +14,9 @@ func nameByte(c byte) bool {
 		(c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
 }
 
-// ValidateName accepts 1 to 64 characters of A-Z a-z 0-9 . _ -, so that a
+// validateName accepts 1 to 64 characters of A-Z a-z 0-9 . _ -, so that a
 // name can stand in an environment entry, a file name and a log line as is.
-func ValidateName(name string) error {
+func validateName(name string) error {
 	if name == "" {
 		return fmt.Errorf("invalid name %q: empty (want 1-%d of A-Z a-z 0-9 . _ -)", name, maxNameLen)
 	}

@@ -22,8 +22,8 @@ func NewRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// ValidateRunID accepts exactly 32 lowercase hex digits.
-func ValidateRunID(id string) error {
+// validateRunID accepts exactly 32 lowercase hex digits.
+func validateRunID(id string) error {
 	if len(id) != runIDLen {
 		return fmt.Errorf("invalid run id %q: %d characters, want %d lowercase hex digits", id, len(id), runIDLen)
 	}

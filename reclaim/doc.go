@@ -1,13 +1,15 @@
 // Package reclaim finds the tethered processes that escaped — stranded
 // once their supervisor died — verifies each one, and terminates it.
 //
-// It is the library behind tether reclaim ([Reclaim]), tether ps ([List])
-// and tether run --port ([FreePorts]). A reclaim is one pass: find, verify,
-// signal, report. Finding is one scan of every process's environment for
-// the markers of package probe, or, for a port, a sock_diag netlink dump
-// of the listening sockets (the /proc/net tables where netlink is not to
-// be had) whose inodes are traced to the processes that hold them through
-// their fd tables. Every candidate is then checked with [probe.Check].
+// It is the library behind tether reclaim ([Reclaim]), tether ps ([List]),
+// tether run --port ([FreePorts]) and tether wait ([WaitSpec.Wait]), which
+// all find who holds a port the same way. A reclaim is one pass: find,
+// verify, signal, report. Finding is one scan of every process's
+// environment for the markers of package probe, or, for a port, a
+// sock_diag netlink dump of the listening sockets (the /proc/net tables
+// where netlink is not to be had) whose inodes are traced to the
+// processes that hold them through their fd tables. Every candidate is
+// then checked with [probe.Check].
 //
 // Nothing is signalled on a guess. A process is signalled only through a
 // pidfd opened before its identity is checked again (marker, name, run,

@@ -34,7 +34,7 @@ func (f Filter) Validate() error {
 		return err
 	}
 	if f.RunID != "" {
-		if err := probe.ValidateRunID(f.RunID); err != nil {
+		if err := (probe.Stamp{RunID: f.RunID}).Validate(); err != nil {
 			return err
 		}
 	}

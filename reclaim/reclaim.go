@@ -36,17 +36,17 @@ func (s Summary) AllGone() bool {
 // as [Skipped] with the reason, and the port states are carried past the
 // signals. The error is for bad input and an unreadable socket table.
 func Reclaim(f Filter, act Action) (Summary, error) {
-	fd, err := find(f)
+	found, err := find(f)
 	if err != nil {
 		return Summary{}, err
 	}
-	results := terminateAll(fd.procs, f, act)
+	results := terminateAll(found.procs, f, act)
 	if !act.DryRun {
 		removeEmptied(results)
 	}
-	ports := fd.ports
+	ports := found.ports
 	if len(f.Ports) > 0 && !act.DryRun {
-		ports = after(unique(f.Ports), fd.holders, results)
+		ports = after(unique(f.Ports), found.holders, results)
 	}
 	return Summary{Results: results, Ports: ports}, nil
 }
@@ -57,7 +57,7 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 // ports instead, whoever it is, with its verdict: the answer to "who
 // holds it, and is it ours?".
 func List(f Filter) ([]Process, error) {
-	fd, err := find(f)
+	found, err := find(f)
 	if err != nil {
 		return nil, err
 	}
@@ -65,8 +65,8 @@ func List(f Filter) ([]Process, error) {
 	if err != nil {
 		ls = nil // ports are shown where the platform has them
 	}
-	out := fd.procs[:0]
-	for _, p := range fd.procs {
+	out := found.procs[:0]
+	for _, p := range found.procs {
 		if ok, why := f.matches(p); !ok && len(f.Ports) == 0 {
 			trace.Printf("ps: %d left out: %s", p.PID, why)
 			continue
@@ -148,25 +148,25 @@ func FreePorts(ports []uint16, markers probe.Markers, grace time.Duration) error
 		return nil
 	}
 	f := Filter{Markers: markers, Ports: ports}
-	fd, err := find(f)
+	found, err := find(f)
 	if err != nil {
 		return err
 	}
-	for i, p := range fd.procs {
+	for i, p := range found.procs {
 		if ok, why := f.selects(p); !ok {
 			// The hints ("--all to include") are reclaim's flags, not run's.
 			why, _, _ = strings.Cut(why, "; --")
-			return &PortRefusal{Port: p.Ports[0].Port, Holder: &fd.procs[i], Why: why}
+			return &PortRefusal{Port: p.Ports[0].Port, Holder: &found.procs[i], Why: why}
 		}
 	}
 	// A socket on the port whose holder is out of sight (another user's
 	// process) cannot be verified: refuse, fail closed.
-	for _, st := range fd.ports {
+	for _, st := range found.ports {
 		if len(st.Hidden) > 0 {
 			return &PortRefusal{Port: st.Port, HiddenUIDs: st.Hidden}
 		}
 	}
-	for _, r := range terminateAll(fd.procs, f, Action{Grace: grace}) {
+	for _, r := range terminateAll(found.procs, f, Action{Grace: grace}) {
 		if !r.ended() {
 			return &PortRefusal{Port: r.Ports[0].Port, Holder: &r.Process, Result: &r}
 		}

@@ -3,8 +3,10 @@ package reclaim_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,6 +62,36 @@ func (w *world) start(mode, name string, stranded bool, opts proctest.Spec) *pro
 	return proctest.Start(w.t, mode, opts)
 }
 
+// modeListen serves PROCTEST_LISTEN (tcp4, tcp6, udp4 or udp6) on a
+// loopback port, prints the port, and waits for stdin to close; with
+// PROCTEST_IGNORE_TERM set, only KILL ends it before that.
+var modeListen = proctest.Register("listen", func() {
+	var port int
+	switch kind := os.Getenv("PROCTEST_LISTEN"); kind {
+	case "tcp4", "tcp6":
+		addr := map[string]string{"tcp4": "127.0.0.1:0", "tcp6": "[::1]:0"}[kind]
+		l, err := net.Listen(kind, addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+	default:
+		addr := map[string]string{"udp4": "127.0.0.1:0", "udp6": "[::1]:0"}[kind]
+		c, err := net.ListenPacket(kind, addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		port = c.LocalAddr().(*net.UDPAddr).Port
+	}
+	if os.Getenv("PROCTEST_IGNORE_TERM") != "" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	fmt.Println(port)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+})
+
 // startListener starts a stamped listener of kind and returns it with its port.
 func (w *world) startListener(kind, name string, stranded bool, extra ...string) (*proctest.Proc, uint16) {
 	w.t.Helper()
@@ -69,7 +101,7 @@ func (w *world) startListener(kind, name string, stranded bool, extra ...string)
 	}
 	defer pr.Close()
 	defer pw.Close()
-	p := w.start("listen", name, stranded, proctest.Spec{Env: append([]string{"PROCTEST_LISTEN=" + kind}, extra...), Stdout: pw})
+	p := w.start(modeListen, name, stranded, proctest.Spec{Env: append([]string{"PROCTEST_LISTEN=" + kind}, extra...), Stdout: pw})
 	port, err := strconv.Atoi(proctest.ReadLine(w.t, pr))
 	if err != nil {
 		w.t.Fatal(err)
@@ -225,7 +257,7 @@ func TestForeignListenerUntouched(t *testing.T) {
 	pr, pw, _ := os.Pipe()
 	defer pr.Close()
 	defer pw.Close()
-	p := proctest.Start(t, "listen", proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4"}, Stdout: pw})
+	p := proctest.Start(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4"}, Stdout: pw})
 	port, _ := strconv.Atoi(proctest.ReadLine(t, pr))
 	rs, err := results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{uint16(port)}, All: true, AnyUser: true}, reclaim.Action{Grace: time.Second}))
 	if err != nil || len(rs) != 1 || rs[0].Selected || rs[0].Outcome != reclaim.Skipped || rs[0].Verdict != probe.Foreign || len(rs[0].Signals) != 0 {
@@ -302,7 +334,7 @@ func TestOtherUsersPortHolderSkipped(t *testing.T) {
 	}
 	defer pr.Close()
 	defer pw.Close()
-	p := w.start("listen", "nobody", true, proctest.Spec{
+	p := w.start(modeListen, "nobody", true, proctest.Spec{
 		Path:        proctest.Copy(t, "reclaim.test"),
 		Env:         []string{"PROCTEST_LISTEN=tcp4"},
 		Stdout:      pw,
@@ -411,7 +443,7 @@ func BenchmarkFindByPort(b *testing.B) {
 	pr, pw, _ := os.Pipe()
 	defer pr.Close()
 	defer pw.Close()
-	proctest.Start(b, "listen", proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4", "TETHER=1"}, Stdout: pw})
+	proctest.Start(b, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4", "TETHER=1"}, Stdout: pw})
 	port, _ := strconv.Atoi(proctest.ReadLine(b, pr))
 	for b.Loop() {
 		if _, err := reclaim.Find(reclaim.Filter{Ports: []uint16{uint16(port)}}); err != nil {
@@ -423,8 +455,8 @@ func BenchmarkFindByPort(b *testing.B) {
 // results is the per-process part of a reclaim's summary.
 func results(s reclaim.Summary, err error) ([]reclaim.Result, error) { return s.Results, err }
 
-// BenchmarkServed is one poll of tether wait: one read of the socket
-// table, whatever the number of processes.
+// BenchmarkServed is one check of a wait without Owned: one read of the
+// socket table, whatever the number of processes.
 func BenchmarkServed(b *testing.B) {
 	for b.Loop() {
 		if _, err := reclaim.Served([]uint16{1}, nil); err != nil {

@@ -2,17 +2,21 @@ package spawn
 
 import (
 	"os/exec"
+	"runtime"
+	"sync"
 	"syscall"
 )
 
-// Prepare tethers cmd before it is started, as [exec.Cmd] is prepared
-// before [exec.Cmd.Start]: it stamps the markers of cfg into cmd.Env
-// (os.Environ() when nil) and arms the parent-death signal and a new
-// process group through cmd.SysProcAttr (its other fields are kept). Of
-// cfg only the stamping fields count: Name, Markers, Signal, RunID and
-// Supervisor. It returns cfg with their defaults filled in, the run id
-// among them. Start the command with [Start], never cmd.Start.
-func Prepare(cmd *exec.Cmd, cfg Config) (Config, error) {
+// Start tethers cmd and starts it, in place of [exec.Cmd.Start]: it
+// stamps the markers of cfg into cmd.Env (os.Environ() when nil), arms
+// the parent-death signal and a new process group through
+// cmd.SysProcAttr (its other fields are kept), and starts cmd from the
+// spawner thread, so that the signal fires when this process exits, not
+// when some thread of it does. Of cfg only the stamping fields count:
+// Name, Markers, Signal, RunID and Supervisor. It returns cfg with their
+// defaults filled in, the run id among them. cmd stays the caller's:
+// wait for it with cmd.Wait as usual.
+func Start(cmd *exec.Cmd, cfg Config) (Config, error) {
 	cfg, err := cfg.resolve(cmd.Path)
 	if err != nil {
 		return cfg, err
@@ -22,7 +26,7 @@ func Prepare(cmd *exec.Cmd, cfg Config) (Config, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cfg.arm(cmd.SysProcAttr)
-	return cfg, nil
+	return cfg, onSpawner(cmd)
 }
 
 // arm gives a child the parent-death signal and a process group of its
@@ -32,14 +36,33 @@ func (c Config) arm(a *syscall.SysProcAttr) {
 	a.Setpgid = true
 }
 
-// Start starts a cmd made ready by [Prepare] from the spawner thread, so
-// that its parent-death signal fires when this process exits, not when
-// some thread of it does. Wait for it with cmd.Wait as usual.
-func Start(cmd *exec.Cmd) error {
-	return startOnSpawner(cmd)
+// The spawner is one goroutine, locked to its OS thread for the life of
+// the process: the children it forks are tied to this thread, which
+// therefore must never exit.
+var (
+	spawnerOnce sync.Once
+	spawnerReqs chan startRequest
+)
+
+type startRequest struct {
+	cmd  *exec.Cmd
+	done chan error
 }
 
-// startOnSpawner runs cmd.Start on the spawner thread.
-func startOnSpawner(cmd *exec.Cmd) error {
-	return onSpawner(startRequest{cmd: cmd})
+func spawnerLoop() {
+	runtime.LockOSThread()
+	for req := range spawnerReqs {
+		req.done <- req.cmd.Start()
+	}
+}
+
+// onSpawner runs cmd.Start on the spawner thread.
+func onSpawner(cmd *exec.Cmd) error {
+	spawnerOnce.Do(func() {
+		spawnerReqs = make(chan startRequest)
+		go spawnerLoop()
+	})
+	req := startRequest{cmd: cmd, done: make(chan error, 1)}
+	spawnerReqs <- req
+	return <-req.done
 }

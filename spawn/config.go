@@ -4,17 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/tetherproc/tether/probe"
 )
 
-// ErrUnsupported is returned where the platform has no parent-death signal.
-var ErrUnsupported = errors.New("tethering a child needs a parent-death signal, which only Linux has")
+// ErrUnsupported is returned where the platform has no parent-death
+// signal; it is an [errors.ErrUnsupported].
+var ErrUnsupported = fmt.Errorf("tethering a child needs a parent-death signal, which only Linux has: %w", errors.ErrUnsupported)
 
-// Config is how a command is tethered: the same for [Prepare], [Supervise]
+// Config is how a command is tethered: the same for [Start], [Supervise]
 // and [Exec]. The zero value of each field is a sensible default.
 type Config struct {
 	// Name is stamped as the name variable; default: [probe.NameFor]
@@ -32,7 +32,7 @@ type Config struct {
 	Supervisor probe.Supervisor
 
 	// Args is the command line of Supervise and Exec; Args[0] is looked
-	// up in PATH. Prepare takes the command from its exec.Cmd instead.
+	// up in PATH. Start takes the command from its exec.Cmd instead.
 	Args []string
 	// Grace is how long the tree gets between TERM and KILL when
 	// Supervise cleans up; zero means KILL right after TERM.
@@ -40,12 +40,13 @@ type Config struct {
 	// OutliveParent keeps running when the caller (the shell, make) dies.
 	// By default the caller's death is handled like SIGTERM.
 	OutliveParent bool
-	// WatchdogPath, when set, is a binary that runs [WatchdogMain] when
-	// its first argument is [WatchdogArg] ("/proc/self/exe" for the
-	// program itself), and [InitMain] when it is [InitArg]. The watchdog ends the whole tree should the
-	// supervisor be killed with SIGKILL, which no cleanup code of the
-	// supervisor survives.
-	WatchdogPath string
+	// Reexec says that this program's main calls [Init] first, so that
+	// Supervise may start it again (selfPath) as its watchdog, which ends
+	// the whole tree should the supervisor be killed with SIGKILL (no
+	// cleanup code of the supervisor's own survives that), and as the
+	// init of a contained run's PID namespace. Without it there is no
+	// watchdog, and Contain cannot use a PID namespace.
+	Reexec bool
 	// Stdin, Stdout and Stderr default to the calling process's.
 	Stdin, Stdout, Stderr *os.File
 	// DieBySignal has Supervise, when the command dies of a signal, end
@@ -55,7 +56,7 @@ type Config struct {
 	DieBySignal bool
 	// Contain has Supervise keep the whole tree in a kernel container,
 	// which no descendant leaves by its own means: see [Containment].
-	// Supervise only; Exec and Prepare have no process to keep one.
+	// Supervise only; Exec and Start have no process to keep one.
 	Contain Containment
 	// LeaveDir has Supervise change the calling process's working
 	// directory to / once the command has started in it, so that the
@@ -78,17 +79,6 @@ const (
 	ContainPIDNamespace Containment = "pidns"
 )
 
-// ContainError is a containment that could not be had: each mode tried,
-// and why it failed.
-type ContainError struct {
-	Mode  Containment
-	Tried []string // "cgroup: ...", "pidns: ..."
-}
-
-func (e *ContainError) Error() string {
-	return fmt.Sprintf("--contain=%s: nothing started: %s", e.Mode, strings.Join(e.Tried, "; "))
-}
-
 // StartError is a failure to start the command, with the exit status a
 // shell would give it: 127 not found, 126 not executable, 125 otherwise.
 type StartError struct {
@@ -101,18 +91,3 @@ func (e *StartError) Error() string { return e.Err.Error() }
 
 // Unwrap gives the cause, for errors.Is and errors.As.
 func (e *StartError) Unwrap() error { return e.Err }
-
-// WatchdogArg is the first argument that makes a binary the watchdog of
-// a supervisor. A program that calls Supervise with a WatchdogPath must
-// hand control to WatchdogMain when started so:
-//
-//	if len(os.Args) > 1 && os.Args[1] == spawn.WatchdogArg {
-//		os.Exit(spawn.WatchdogMain(os.Args[2:]))
-//	}
-const WatchdogArg = "tether-watchdog"
-
-// InitArg is the first argument that makes the binary at WatchdogPath
-// the init of a contained run's PID namespace ([InitMain]); a program
-// that sets [Config.Contain] hands control to InitMain when started so,
-// as it does to WatchdogMain.
-const InitArg = "tether-init"

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -55,7 +56,7 @@ func Exec(cfg Config) error {
 	}
 	trace.Printf("exec %s in place, run %s", path, cfg.RunID)
 	err = syscall.Exec(path, cfg.Args, env)
-	return &StartError{Status: execStatus(err), Err: fmt.Errorf("exec %s: %w", path, err)}
+	return &StartError{Status: exitcode.Exec(err), Err: fmt.Errorf("exec %s: %w", path, err)}
 }
 
 // armParentDeath arms sig for when ppid dies, on the calling thread, then

@@ -16,6 +16,8 @@ import (
 	"github.com/tetherproc/tether/spawn"
 )
 
+var modePdeathsig = proctest.Register("pdeathsig", pdeathsigHelper)
+
 // pdeathsigHelper is a library caller of Supervise: on one locked thread
 // it sets its own parent-death signal to PROCTEST_SIGNAL, runs /bin/true
 // under Supervise (following its parent), and prints the signal the
@@ -46,7 +48,7 @@ func pdeathsigHelper() {
 func TestSuperviseRestoresParentDeathSignal(t *testing.T) {
 	for _, before := range []unix.Signal{0, unix.SIGUSR1} {
 		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(proctest.CleanEnv(), proctest.ModeVar+"=pdeathsig", "PROCTEST_SIGNAL="+strconv.Itoa(int(before)))
+		cmd.Env = append(proctest.CleanEnv(), proctest.Mode(modePdeathsig), "PROCTEST_SIGNAL="+strconv.Itoa(int(before)))
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("helper: %v (%s)", err, out)

@@ -11,11 +11,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// The test binary stands in for tether as the watchdog's program.
-	if len(os.Args) > 1 && os.Args[1] == spawn.WatchdogArg {
-		os.Exit(spawn.WatchdogMain(os.Args[2:]))
-	}
-	proctest.Helper(map[string]func(){"pdeathsig": pdeathsigHelper})
+	// The test binary stands in for tether as the watchdog's program and
+	// a contained run's init.
+	spawn.Init()
+	proctest.Helper()
 	// The spawner goroutine never returns, by design.
 	os.Exit(proctest.Run(m, goleak.IgnoreTopFunction("github.com/tetherproc/tether/spawn.spawnerLoop")))
 }

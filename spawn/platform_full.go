@@ -16,7 +16,7 @@ import (
 
 // This file holds what Linux gives a run beyond the portable path (the
 // tetherportable build tag, and macOS): the parent-death signal, the
-// child subreaper, and containment (contain_full.go).
+// child subreaper, and containment (contain.go).
 
 // becomeSubreaper makes every orphan of the tree come back to tether.
 func becomeSubreaper() error {
@@ -54,16 +54,7 @@ func (r *run) below(skip int) []proc.Member { return proc.Host().Subtree(os.Getp
 
 // strays are the members that are not below tether: those in the run's
 // cgroup that left it (a PID namespace the command set up itself).
-func (r *run) strays() []proc.Member { return r.box.members() }
-
-// subtreesOf lists the live descendants of pids.
-func subtreesOf(pids []int) []proc.Member {
-	var out []proc.Member
-	for _, pid := range pids {
-		out = append(out, proc.Host().Subtree(pid, 0)...)
-	}
-	return out
-}
+func (r *run) strays() []proc.Member { return r.cgroup.Members() }
 
 // beforeReap has nothing to do: the subreaper keeps the tree below tether.
 func (r *run) beforeReap() {}

@@ -79,55 +79,19 @@ func (r *run) strays() []proc.Member {
 			roots = append(roots, m.PID)
 		}
 	}
-	if len(roots) > 0 {
-		ms = append(ms, fs.DescendantsOf(roots, 0, 0)...)
-	}
-	return ms
+	return append(ms, fs.SubtreesOf(roots)...)
 }
 
-// subtreesOf lists the live descendants of pids.
-func subtreesOf(pids []int) []proc.Member {
-	if len(pids) == 0 {
-		return nil
-	}
-	return proc.Host().DescendantsOf(pids, 0, 0)
-}
-
-// errNoContainment is why --contain fails here.
-var errNoContainment = "cgroup and pidns: Linux only"
-
-// container has nothing to hold on the portable path.
-type container struct{}
-
+// contain refuses a containment: it needs Linux's full path.
 func (r *run) contain(path string, _ *syscall.ProcAttr) (string, []string, error) {
 	if r.cfg.Contain != NoContainment {
-		return "", nil, &StartError{Status: 125, Err: &ContainError{Mode: r.cfg.Contain, Tried: []string{errNoContainment}}}
+		return "", nil, containFailed(r.cfg.Contain, []string{"cgroup and pidns: Linux only"})
 	}
 	return path, r.cfg.Args, nil
 }
-
-func (r *run) startFailed(error) error                                 { return nil }
-func (b *container) afterStart(*run)                                   {}
-func (b *container) groupDir() string                                  { return "" }
-func (b *container) statusOf(ws syscall.WaitStatus) syscall.WaitStatus { return ws }
-func (b *container) stopReports() chan syscall.Signal                  { return nil }
-func (b *container) stillStopped() bool                                { return false }
-func (b *container) signalCommand(syscall.Signal) bool                 { return false }
-func (b *container) commandGroup(int) int                              { return 0 }
-func (b *container) members() []proc.Member                            { return nil }
-func (b *container) kill()                                             {}
-func (b *container) release()                                          {}
-
-// groupBox has no cgroup to hand the watchdog.
-func groupBox(string) *container { return nil }
 
 // Exec refuses: there is no parent-death signal to arm before the exec,
 // and no process left to watch the command after it.
 func Exec(Config) error {
 	return &StartError{Status: 125, Err: errors.New("--exec needs a parent-death signal, which this platform does not have; run without --exec, which covers the command with the watchdog")}
-}
-
-// Pick finds no containment: it needs Linux.
-func Pick(c Containment, _ string) (Containment, error) {
-	return NoContainment, &ContainError{Mode: c, Tried: []string{errNoContainment}}
 }

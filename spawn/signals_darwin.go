@@ -75,3 +75,20 @@ func dieBy(sig syscall.Signal) {
 	_ = unix.Kill(os.Getpid(), sig)
 	time.Sleep(100 * time.Millisecond)
 }
+
+// setForeground gives the terminal to group pgid with SIGTTOU ignored
+// for the moment, as shells do: caught, it would have the call restarted
+// again and again from the background. (macOS has no per-thread signal
+// mask in reach without cgo; the ignore is the process's, and brief.)
+func (r *run) setForeground(pgid int) {
+	signal.Ignore(unix.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(r.term.fd, unix.TIOCSPGRP, pgid)
+	signal.Notify(r.sigs, unix.SIGTTOU)
+}
+
+// stopSignalOf is the signal that stopped a child, from its wait status
+// as XNU writes it (waitbsd.go).
+func stopSignalOf(ws unix.WaitStatus) (syscall.Signal, bool) { return bsdStopSignal(uint32(ws)) }
+
+// continued reports a wait status of a child continued by SIGCONT.
+func continued(ws unix.WaitStatus) bool { return bsdContinued(uint32(ws)) }

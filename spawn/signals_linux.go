@@ -117,3 +117,24 @@ func addSignal(set *unix.Sigset_t, sig syscall.Signal) {
 	n := uint(sig) - 1
 	set.Val[n/bits] |= 1 << (n % bits)
 }
+
+// setForeground gives the terminal to group pgid with SIGTTOU blocked on
+// this thread, as shells do: caught, it would have the call restarted
+// again and again from the background.
+func (r *run) setForeground(pgid int) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var set, old unix.Sigset_t
+	addSignal(&set, unix.SIGTTOU)
+	_ = unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old)
+	_ = unix.IoctlSetPointerInt(r.term.fd, unix.TIOCSPGRP, pgid)
+	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+}
+
+// stopSignalOf is the signal that stopped a child, from its wait status.
+func stopSignalOf(ws unix.WaitStatus) (syscall.Signal, bool) {
+	return ws.StopSignal(), ws.Stopped()
+}
+
+// continued reports a wait status of a child continued by SIGCONT.
+func continued(ws unix.WaitStatus) bool { return ws.Continued() }

@@ -50,10 +50,7 @@ func TestSpawnerSurvivesThreadChurn(t *testing.T) {
 	for i := 0; i < n; i++ {
 		cmd := exec.Command("/bin/sleep", "30")
 		cmd.Env = proctest.Env(t)
-		if _, err := spawn.Prepare(cmd, spawn.Config{Signal: syscall.SIGKILL}); err != nil {
-			t.Fatal(err)
-		}
-		if err := spawn.Start(cmd); err != nil {
+		if _, err := spawn.Start(cmd, spawn.Config{Signal: syscall.SIGKILL}); err != nil {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, cmd)
@@ -79,29 +76,35 @@ func TestSpawnerSurvivesThreadChurn(t *testing.T) {
 	}
 }
 
-func TestPrepare(t *testing.T) {
+// Start stamps the command it starts, keeps what the caller set of its
+// SysProcAttr, and leaves it to the caller to wait for; it starts nothing
+// on a bad name or run id.
+func TestStartStamps(t *testing.T) {
 	cmd := exec.Command("/bin/true")
 	cmd.Env = []string{"PATH=/bin", "TETHER_NAME=stale"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: false, Noctty: true}
-	opts, err := spawn.Prepare(cmd, spawn.Config{Name: "web"})
+	cmd.SysProcAttr = &syscall.SysProcAttr{Ctty: 7} // kept, and unused without Setctty
+	opts, err := spawn.Start(cmd, spawn.Config{Name: "web"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("cmd.Wait: %v", err)
 	}
 	if !(probe.Markers{}).Match(cmd.Env, "web") || (probe.Markers{}).Match(cmd.Env, "stale") {
 		t.Errorf("env %q", cmd.Env)
 	}
-	if v, _ := lookup(cmd.Env, probe.RunIDVar); v != opts.RunID || probe.ValidateRunID(v) != nil {
+	if v, _ := lookup(cmd.Env, probe.RunIDVar); v != opts.RunID || v == "" || (probe.Stamp{RunID: v}).Validate() != nil {
 		t.Errorf("run id %q, options say %q", v, opts.RunID)
 	}
 	a := cmd.SysProcAttr
-	if a.Pdeathsig != syscall.SIGTERM || !a.Setpgid || !a.Noctty {
+	if a.Pdeathsig != syscall.SIGTERM || !a.Setpgid || a.Ctty != 7 {
 		t.Errorf("SysProcAttr %+v", a)
 	}
-	if _, err := spawn.Prepare(exec.Command("/bin/true"), spawn.Config{Name: "a=b"}); err == nil {
-		t.Error("Prepare accepted the name a=b")
-	}
-	if _, err := spawn.Prepare(exec.Command("/bin/true"), spawn.Config{RunID: "xyz"}); err == nil {
-		t.Error("Prepare accepted the run id xyz")
+	for _, cfg := range []spawn.Config{{Name: "a=b"}, {RunID: "xyz"}} {
+		cmd := exec.Command("/bin/true")
+		if _, err := spawn.Start(cmd, cfg); err == nil || cmd.Process != nil {
+			t.Errorf("Start with %+v: %v, process %v; want an error and nothing started", cfg, err, cmd.Process)
+		}
 	}
 }
 
@@ -110,10 +113,7 @@ func TestPrepare(t *testing.T) {
 func TestStartedChildIsTethered(t *testing.T) {
 	cmd := exec.Command("/bin/sleep", "30")
 	cmd.Env = proctest.Env(t)
-	if _, err := spawn.Prepare(cmd, spawn.Config{Name: "sleeper"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := spawn.Start(cmd); err != nil {
+	if _, err := spawn.Start(cmd, spawn.Config{Name: "sleeper"}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
@@ -154,11 +154,7 @@ func TestCheckedTheMomentStartReturns(t *testing.T) {
 			for i := 0; i < each; i++ {
 				cmd := exec.Command("/bin/sleep", "30")
 				cmd.Env = env
-				if _, err := spawn.Prepare(cmd, spawn.Config{Name: "quick"}); err != nil {
-					t.Error(err)
-					return
-				}
-				if err := spawn.Start(cmd); err != nil {
+				if _, err := spawn.Start(cmd, spawn.Config{Name: "quick"}); err != nil {
 					t.Error(err)
 					return
 				}

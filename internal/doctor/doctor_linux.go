@@ -1,20 +1,16 @@
 package doctor
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/probe"
-	"github.com/tetherproc/tether/spawn"
 )
 
 // Check tries each feature, in the order tether meets them.
@@ -35,25 +31,15 @@ func contain(cg, ns Finding) Finding {
 	f := Finding{Name: "--contain"}
 	switch {
 	case cg.OK:
-		f.Mode = string(spawn.ContainCgroup)
+		f.Mode = "cgroup"
 	case ns.OK:
-		f.Mode = string(spawn.ContainPIDNamespace)
+		f.Mode = "pidns"
 	default:
 		f.Detail = "auto fails, nothing would start: see the cgroup v2 and PID namespaces lines"
 		return f
 	}
 	f.OK, f.Detail = true, "auto picks "+f.Mode
 	return f
-}
-
-// tried is why Pick refused a mode, without the mode's name.
-func tried(err error) string {
-	var ce *spawn.ContainError
-	if errors.As(err, &ce) && len(ce.Tried) > 0 {
-		_, why, _ := strings.Cut(ce.Tried[len(ce.Tried)-1], ": ")
-		return why
-	}
-	return err.Error()
 }
 
 func pdeathsig() Finding {
@@ -110,13 +96,14 @@ func cgroup2() Finding {
 		f.Detail = fmt.Sprintf("at %s; %v", h.Mount, err)
 		return f
 	}
-	if _, err := spawn.Pick(spawn.ContainCgroup, initPath); err != nil {
-		f.Detail = fmt.Sprintf("at %s; %s", h.Mount, tried(err))
+	hasKill, err := cgroup.Try()
+	if err != nil {
+		f.Detail = fmt.Sprintf("at %s; %v", h.Mount, err)
 		return f
 	}
 	f.OK = true
 	f.Detail = fmt.Sprintf("at %s; a child of %s can be made and entered", h.Mount, own)
-	if hasKill(h, own) {
+	if hasKill {
 		f.Detail += ", and killed whole (cgroup.kill)"
 	} else {
 		f.Detail += "; no cgroup.kill (Linux 5.14+): frozen and killed instead"
@@ -124,31 +111,12 @@ func cgroup2() Finding {
 	return f
 }
 
-// hasKill says whether the kernel has cgroup.kill, a file of every group
-// but the root: of tether's own, or else of a group made to see.
-func hasKill(h cgroup.Hierarchy, own string) bool {
-	if own != h.Mount {
-		_, err := os.Stat(filepath.Join(own, "cgroup.kill"))
-		return err == nil
-	}
-	g, err := cgroup.Create(own, probe.NewRunID(), nil)
-	if err != nil {
-		return false
-	}
-	defer func() {
-		_ = g.Close()
-		_ = cgroup.Remove(g.Dir, 0)
-	}()
-	_, err = os.Stat(filepath.Join(g.Dir, "cgroup.kill"))
-	return err == nil
-}
-
 // pidNamespaces starts the init of a contained run in new namespaces, as
 // run --contain=pidns starts it.
 func pidNamespaces() Finding {
 	f := Finding{Name: "PID namespaces"}
-	if _, err := spawn.Pick(spawn.ContainPIDNamespace, initPath); err != nil {
-		f.Detail = tried(err)
+	if err := pidns.Try(initPath); err != nil {
+		f.Detail = err.Error()
 		return f
 	}
 	f.OK, f.Detail = true, "tether's init ran in new ones"

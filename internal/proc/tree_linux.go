@@ -35,15 +35,3 @@ func (fs FS) Children(pid int) []int {
 	}
 	return out
 }
-
-// Subtree lists the live (non-zombie) descendants of root, leaving out
-// skip and its own descendants. For a child subreaper this is the whole
-// tree it started, setsid and double forks included, with no scan of
-// every process. A children list names processes, never threads, so the
-// stat file alone says enough about each.
-func (fs FS) Subtree(root, skip int) []Member {
-	return walk(fs.Children(root), map[int]bool{skip: true}, func(pid int) (Stat, []int, bool) {
-		st, err := fs.Stat(pid)
-		return st, fs.Children(pid), err == nil
-	})
-}

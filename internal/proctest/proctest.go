@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,7 +29,8 @@ const (
 	IDVar = "PROCTEST_ID"
 )
 
-// Modes a helper can run in. A test binary adds its own through Main.
+// The built-in modes a helper can run in. A test file adds its own with
+// Register.
 const (
 	// Wait blocks until its standard input closes, then exits 0: a helper
 	// cannot outlive the pipe its test holds, even if the test is killed.
@@ -52,6 +52,9 @@ const (
 // behind: every test waits for what it started (a helper's waiter, a
 // reader), so none may be left; opts name the goroutines that live as
 // long as the process by design. Use it as os.Exit(proctest.Run(m)).
+//
+// When the whole package ran and passed, Run also fails the run if a mode
+// registered with Register was started by no test.
 func Run(m *testing.M, opts ...goleak.Option) int {
 	code := m.Run()
 	if code == 0 {
@@ -60,57 +63,13 @@ func Run(m *testing.M, opts ...goleak.Option) int {
 			code = 1
 		}
 	}
+	if code == 0 && wholeRun() {
+		for _, name := range unusedModes() {
+			fmt.Fprintf(os.Stderr, "proctest: helper mode %q is registered, but no test started it: remove it, or say what starts it (Starts)\n", name)
+			code = 1
+		}
+	}
 	return code
-}
-
-// Helper runs the helper mode named by PROCTEST_MODE and exits; it
-// returns at once when the binary was not started as a helper. Call it
-// first in TestMain. extra adds test-specific modes.
-func Helper(extra map[string]func()) {
-	mode := os.Getenv(ModeVar)
-	if mode == "" {
-		return
-	}
-	switch mode {
-	case Wait:
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		os.Exit(0)
-	case Exit:
-		code, _ := strconv.Atoi(os.Getenv("PROCTEST_STATUS"))
-		os.Exit(code)
-	case Retitle:
-		stay := os.Getenv("PROCTEST_STAY") != ""
-		if err := retitle(os.Getenv("PROCTEST_TITLE")); err != nil {
-			fmt.Fprintln(os.Stderr, "retitle:", err)
-			os.Exit(2)
-		}
-		// The environment is gone now, and with it every lookup.
-		fmt.Println(os.Getpid())
-		if stay {
-			for {
-				time.Sleep(time.Hour)
-			}
-		}
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		os.Exit(0)
-	case Orphan:
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), ModeVar+"="+Wait)
-		cmd.Stdin = os.Stdin
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, "orphan:", err)
-			os.Exit(2)
-		}
-		fmt.Println(cmd.Process.Pid)
-		os.Exit(0)
-	}
-	if f, ok := extra[mode]; ok {
-		f()
-		os.Exit(0)
-	}
-	fmt.Fprintf(os.Stderr, "proctest: unknown helper mode %q\n", mode)
-	os.Exit(2)
 }
 
 // Spec says how a helper is started.
@@ -183,7 +142,7 @@ func start(t testing.TB, mode string, opts Spec, reap bool) *Proc {
 		path = os.Args[0]
 	}
 	cmd := exec.Command(path, opts.Args...)
-	cmd.Env = append(CleanEnv(), ModeVar+"="+mode, IDVar+"="+TestID(t))
+	cmd.Env = append(CleanEnv(), Mode(mode), IDVar+"="+TestID(t))
 	// A race-enabled helper would otherwise sleep a second at exit.
 	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0 "+os.Getenv("GORACE"))
 	cmd.Env = append(cmd.Env, opts.Env...)

@@ -1,0 +1,31 @@
+//go:build !linux
+
+package cgroup
+
+import (
+	"errors"
+
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+// errUnsupported is why there is no group here.
+var errUnsupported = errors.New("cgroups are Linux's")
+
+// Group is a run's group; there is none here, and every method of a nil
+// Group does nothing.
+type Group struct{}
+
+// New fails: cgroups are Linux's.
+func New(string, []string) (*Group, error) { return nil, errUnsupported }
+
+// Try fails: cgroups are Linux's.
+func Try() (bool, error) { return false, errUnsupported }
+
+// Open is no group.
+func Open(string) *Group { return nil }
+
+func (g *Group) Path() string           { return "" }
+func (g *Group) FD() int                { return -1 }
+func (g *Group) Members() []proc.Member { return nil }
+func (g *Group) KillAll()               {}
+func (g *Group) Release()               {}

@@ -1,0 +1,120 @@
+package cgroup
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// New makes the group of run runID below the calling process's own
+// cgroup, stamped, and makes sure that a process can be moved into it: a
+// group made in a hierarchy whose cgroup.procs files are not the
+// caller's (a directory handed over without them) would only fail at
+// the start of the command.
+func New(runID string, stamp []string) (*Group, error) {
+	h, err := Host()
+	if err != nil {
+		return nil, err
+	}
+	own, err := h.Of(proc.Host(), os.Getpid())
+	if err != nil {
+		return nil, err
+	}
+	g, err := Create(own, runID, stamp)
+	if err != nil {
+		if errors.Is(err, unix.EACCES) && os.Geteuid() != 0 {
+			err = fmt.Errorf("%w (not root: start tether in a cgroup delegated to you, as systemd-run --user --scope -p Delegate=yes does)", err)
+		}
+		return nil, err
+	}
+	for _, dir := range []string{g.Dir, own} {
+		if err := unix.Access(filepath.Join(dir, "cgroup.procs"), unix.W_OK); err != nil {
+			_ = g.Close()
+			_ = Remove(g.Dir, 0)
+			return nil, fmt.Errorf("no process can be moved into %s: %s/cgroup.procs: %w", g.Dir, dir, err)
+		}
+	}
+	return g, nil
+}
+
+// Try makes a run's group and removes it again, as New would make one
+// for tether run --contain=cgroup: nil when that would work here. It
+// also tells whether the kernel has cgroup.kill (Linux 5.14+), a file
+// of every group but the root.
+func Try() (hasKill bool, err error) {
+	// A run id of its own, made as probe.NewRunID makes one (which
+	// this package, used by probe, cannot call).
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
+	g, err := New(hex.EncodeToString(b[:]), nil)
+	if err != nil {
+		return false, err
+	}
+	_, err = os.Stat(filepath.Join(g.Dir, "cgroup.kill"))
+	_ = g.Close()
+	return err == nil, Remove(g.Dir, 0)
+}
+
+// Open is the group in dir, made by another process (the supervisor of
+// a run, for its watchdog): nil when dir is "" or there is no cgroup v2.
+func Open(dir string) *Group {
+	if _, err := Host(); err != nil || dir == "" {
+		return nil
+	}
+	return &Group{Dir: dir}
+}
+
+// Path is the group's directory, "" for none (nil).
+func (g *Group) Path() string {
+	if g == nil {
+		return ""
+	}
+	return g.Dir
+}
+
+// Members are the group's live processes; none for nil.
+func (g *Group) Members() []proc.Member {
+	h, err := Host()
+	if g == nil || err != nil {
+		return nil
+	}
+	return h.Members(proc.Host(), g.Dir)
+}
+
+// KillAll ends every process of the group at once ([Kill]); nothing for
+// nil. A failure is traced: the caller goes on to signal each member.
+func (g *Group) KillAll() {
+	if g == nil {
+		return
+	}
+	if err := Kill(g.Dir); err != nil {
+		trace.Printf("%v", err)
+		return
+	}
+	trace.Printf("killed cgroup %s", g.Dir)
+}
+
+// Release closes the group and removes it once it is empty, waiting up
+// to proc.KillWait for its last members to leave; nothing for nil.
+func (g *Group) Release() {
+	if g == nil {
+		return
+	}
+	if g.dir != nil {
+		_ = g.dir.Close()
+		g.dir = nil
+	}
+	if err := Remove(g.Dir, proc.KillWait); err != nil {
+		trace.Printf("%v", err)
+	}
+}

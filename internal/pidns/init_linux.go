@@ -1,0 +1,174 @@
+package pidns
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// Main is the init of a contained run's PID namespace: args are the
+// grace in nanoseconds, the command's path and its arguments; file
+// descriptor 3 is the pipe to the supervisor. It returns the exit status.
+//
+// The command is not the namespace's init, so it keeps the signal
+// semantics it has anywhere else: a namespace's init ignores every
+// signal it has no handler for. It stays in the init's process group,
+// which tether treats as the command's: the terminal's signals, and those
+// tether forwards to the group, reach it directly, and the init, which
+// catches them all, lets them pass; what tether sends to the command
+// alone it sends to the command itself, by the handle it takes once the
+// init reports it "started". What the init does: mount a /proc of the
+// namespace, start the command, reap every orphan, tell tether when the
+// command stops (a namespace's init cannot stop itself, so tether stops
+// in its place) and how it ended, and once it has, end the rest of the
+// namespace: TERM, up to the grace, then its own exit, on which the
+// kernel kills whatever is left.
+func Main(args []string) int {
+	if len(args) < 3 || os.Getpid() != 1 {
+		fmt.Fprintln(os.Stderr, "tether-init: want GRACE_NS PATH ARGV..., as the init of a PID namespace")
+		return 125
+	}
+	grace, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil || grace < 0 {
+		fmt.Fprintln(os.Stderr, "tether-init: bad grace", args[0])
+		return 125
+	}
+	syscall.CloseOnExec(3)
+	reports := os.NewFile(3, "supervisor")
+	// Every signal is caught, and none but SIGCHLD acted on: caught
+	// rather than ignored, so that the command starts with the default
+	// dispositions (an ignored signal stays ignored across execve). A
+	// channel of its own for SIGCHLD, which no flood of others can
+	// crowd out; one waiting is enough, as each is followed by a reap
+	// of every child that has exited.
+	other, sigchld := make(chan os.Signal, 1), make(chan os.Signal, 1)
+	signal.Notify(other)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	go func() {
+		for range other {
+		}
+	}()
+	// The command is started from this thread, which alone holds the
+	// capability to mount (through a user namespace): dropped here, it
+	// is not passed on.
+	runtime.LockOSThread()
+	mountProc()
+	if err := dropMountCapability(); err != nil {
+		fmt.Fprintf(os.Stderr, "tether-init: drop capabilities: %v\n", err)
+		return 125
+	}
+	path, argv := args[1], args[2:]
+	child, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "tether run: exec %s: %v\n", path, err)
+		return exitcode.Exec(err)
+	}
+	trace.Printf("init: started %s as %d", path, child)
+	reportStarted(reports)
+	status := initWait(child, sigchld, reports)
+	reportExit(reports, uint32(status))
+	endNamespace(time.Duration(grace), sigchld)
+	return exitcode.Wait(status)
+}
+
+// initWait reaps until the command has exited, reporting its stops.
+func initWait(child int, sigchld chan os.Signal, reports *os.File) syscall.WaitStatus {
+	for {
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG|syscall.WUNTRACED, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || pid <= 0 {
+				break
+			}
+			switch {
+			case pid != child:
+			case ws.Stopped():
+				reportStop(reports, ws.StopSignal())
+			default:
+				return ws
+			}
+		}
+		<-sigchld
+	}
+}
+
+// endNamespace ends what the command left in the namespace: TERM to all
+// of it, then up to grace for it to go; past that, the init's exit
+// leaves the rest to the kernel's SIGKILL.
+func endNamespace(grace time.Duration, sigchld chan os.Signal) {
+	// kill(-1) reaches every process of the namespace but the init.
+	if err := unix.Kill(-1, syscall.SIGTERM); err == syscall.ESRCH {
+		return
+	}
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	for {
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if err == syscall.ECHILD {
+				return
+			}
+			if err != nil || pid <= 0 {
+				break
+			}
+		}
+		select {
+		case <-sigchld:
+		case <-deadline.C:
+			trace.Printf("init: grace of %v over", grace)
+			return
+		}
+	}
+}
+
+// mountProc mounts a /proc of the namespace over the old one, so that
+// the command finds itself in /proc by its own PID, and a tether run
+// inside it finds a /proc it can walk. The mounts are first made
+// slaves of the host's, so that nothing mounted here propagates out.
+func mountProc() {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		trace.Printf("init: keep the host's /proc: mount propagation: %v", err)
+		return
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		trace.Printf("init: keep the host's /proc: %v", err)
+	}
+}
+
+// dropMountCapability takes back from this thread what the supervisor
+// gave the init of a user namespace to mount /proc with (an ambient
+// capability, and so an inheritable one), so that the command starts
+// with what it would have had without tether. As root, in no user
+// namespace, there is nothing to take back.
+func dropMountCapability() error {
+	set, err := unix.PrctlRetInt(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_IS_SET, unix.CAP_SYS_ADMIN, 0, 0)
+	if err != nil || set == 0 {
+		return nil // no ambient capabilities here (Linux before 4.3), or none given
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return err
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	return unix.Capset(&hdr, &data[0])
+}

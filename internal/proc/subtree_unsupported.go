@@ -1,0 +1,21 @@
+//go:build !linux || tetherportable
+
+package proc
+
+// Subtree lists the live (non-zombie) descendants of root, leaving out
+// skip and its own descendants. With no per-thread children list to
+// follow (macOS, and the portable path on Linux, which takes macOS's
+// way so that it is tested where CI runs), it is the walk by parent
+// links, one pass over every process, so that callers ask for a subtree
+// the same way everywhere. Where there is no reader at all it lists
+// nothing, as Descendants does.
+func (fs FS) Subtree(root, skip int) []Member { return fs.Descendants(root, skip, 0) }
+
+// SubtreesOf lists the live descendants of each of roots, from one pass
+// over every process.
+func (fs FS) SubtreesOf(roots []int) []Member {
+	if len(roots) == 0 {
+		return nil
+	}
+	return fs.DescendantsOf(roots, 0, 0)
+}

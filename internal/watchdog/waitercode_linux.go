@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package watchdog
+
+// waiterMachine and waiterCode: no waiter for this architecture; the
+// watchdog's waiting half is the shell script.
+const waiterMachine = 0
+
+var waiterCode []byte

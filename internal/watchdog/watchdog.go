@@ -1,0 +1,277 @@
+//go:build linux || darwin
+
+package watchdog
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// Watchdog is the supervisor's handle on its watchdog process: the write
+// end of its pipe and the file of the tree's list. Every method of a nil
+// Watchdog does nothing, so that a run without one needs no test of its
+// own.
+type Watchdog struct {
+	pid     int
+	w       *os.File
+	members *os.File
+	last    []byte // the list as last written, not written again unchanged
+	reaped  bool   // it died early and was reaped already
+}
+
+// Spec is what a watchdog is started with.
+type Spec struct {
+	Path  string // the binary whose main runs Main when its first argument is Arg
+	Shell string // runs the waiting half where there is no waiter; "" or missing: the binary waits itself
+	// Entry is the environment entry every process of the run carries
+	// (TETHER_RUN_ID=...): after the supervisor's death, each process
+	// whose environment holds it is ended.
+	Entry string
+	Grace time.Duration // between TERM and KILL, as the supervisor's cleanup
+}
+
+// half is one way to start the watchdog's waiting half: the program,
+// its arguments, and the descriptors it needs beyond the six every
+// watchdog gets.
+type half struct {
+	path  string
+	argv  []string
+	files []uintptr
+}
+
+// halves are the ways to start the watchdog, best first: unless the
+// binary is to wait itself (no shell named), the waiter where there is
+// one (waiter_linux.go), then the shell script; last, the binary waits
+// itself.
+func (s Spec) halves() []half {
+	args := []string{s.Entry, strconv.FormatInt(int64(s.Grace), 10)}
+	var hs []half
+	if s.Shell != "" {
+		if fd, err := waiterFD(); err == nil {
+			// The waiter gets itself as fd 6, and the last argument
+			// is a placeholder for the run's cgroup.
+			hs = append(hs, half{path: "/proc/self/fd/6",
+				argv:  append(append([]string{Arg, openedExe(s.Path), Arg}, args...), ""),
+				files: []uintptr{uintptr(fd)}})
+		} else {
+			trace.Printf("watchdog: no waiter: %v", err)
+		}
+		if _, err := os.Stat(s.Shell); err == nil {
+			hs = append(hs, half{path: s.Shell,
+				argv: append([]string{Arg, "-c", watchScript, Arg, openedExe(s.Path)}, args...)})
+		}
+	}
+	return append(hs, half{path: s.Path, argv: append([]string{s.Path, Arg}, args...)})
+}
+
+// Start starts the second line of defence: a watcher in its own session
+// holding the read end of a pipe whose write end only the supervisor
+// holds. If the supervisor dies without saying it is done (SIGKILL, the
+// OOM killer), the pipe reads EOF and the watchdog ends every process of
+// the run. Start it before the command, so that there is no moment at
+// which the command runs unwatched. It is the caller's child: the
+// caller reaps it (its wait4(-1) does), and says so with [Watchdog.Reaped].
+func Start(s Spec) (*Watchdog, error) {
+	// Plain descriptors, not os.File: see internal/proc's plain reads.
+	exe, err := unix.Open(s.Path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open watchdog %s: %w", s.Path, err)
+	}
+	defer unix.Close(exe)
+	r, w, err := pipe()
+	if err != nil {
+		return nil, fmt.Errorf("watchdog pipe: %w", err)
+	}
+	defer unix.Close(r)
+	members, err := memberFile()
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("watchdog member list: %w", err)
+	}
+	for _, h := range s.halves() {
+		var pid int
+		if pid, err = start(h, r, exe, members); err == nil {
+			return &Watchdog{pid: pid, w: w, members: members}, nil
+		}
+		trace.Printf("watchdog: start %s: %v", h.path, err)
+	}
+	w.Close()
+	members.Close()
+	return nil, fmt.Errorf("start watchdog %s: %w", s.Path, err)
+}
+
+// start forks one half: the pipe's read end as fd 3, the binary as 4,
+// the member list as 5, then the half's own.
+func start(h half, pipe, exe int, members *os.File) (int, error) {
+	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, fmt.Errorf("watchdog stdio: open %s: %w", os.DevNull, err)
+	}
+	defer unix.Close(null)
+	// Its trace, when there is one, goes where the supervisor's does.
+	env, stderr := []string{}, uintptr(null)
+	if trace.On() {
+		env, stderr = []string{trace.Var + "=1"}, os.Stderr.Fd()
+	}
+	// syscall, not os/exec: the supervisor's wait4(-1) reaps the
+	// watchdog like every child, and os/exec would only add its own
+	// bookkeeping (and a probe fork on first use) to the start-up.
+	return syscall.ForkExec(h.path, h.argv, &syscall.ProcAttr{
+		Dir:   "/", // keeps no directory busy
+		Env:   env,
+		Files: append([]uintptr{uintptr(null), uintptr(null), stderr, uintptr(pipe), uintptr(exe), members.Fd()}, h.files...),
+		// Its own session: no terminal signal or group kill aimed at
+		// tether's group reaches it.
+		Sys: &syscall.SysProcAttr{Setsid: true},
+	})
+}
+
+// PID is the watchdog's process; 0 for nil.
+func (wd *Watchdog) PID() int {
+	if wd == nil {
+		return 0
+	}
+	return wd.pid
+}
+
+// Reaped tells the handle that the watchdog died early and its status
+// was collected: its PID may be another's from now on, and is never
+// signalled or waited for again.
+func (wd *Watchdog) Reaped() {
+	if wd != nil {
+		wd.reaped = true
+	}
+}
+
+// Alive reports whether the watchdog is a process still to be counted
+// with: started and not reaped.
+func (wd *Watchdog) Alive() bool { return wd != nil && !wd.reaped }
+
+// Stop ends the watchdog once the supervisor's own cleanup is done. The
+// watchdog is this process's unreaped child, so its PID cannot have been
+// recycled: KILL is safe, and does not wait on a watchdog still starting
+// up. "done" is written first all the same, for a watchdog that reads it
+// before the KILL lands.
+func (wd *Watchdog) Stop() {
+	if wd == nil {
+		return
+	}
+	wd.tell(lineDone)
+	wd.w.Close()
+	wd.members.Close()
+	if wd.reaped {
+		return
+	}
+	_ = unix.Kill(wd.pid, unix.SIGKILL)
+	var ws unix.WaitStatus
+	for {
+		_, err := unix.Wait4(wd.pid, &ws, 0, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// Main is the watchdog's second stage: args are the run's entry, the
+// grace in nanoseconds and, from the waiting half, the run's cgroup or
+// ""; file descriptor 3 is the pipe from the supervisor (already at EOF
+// when a waiting half handed over), 5 the list of the tree it last
+// wrote. It returns the exit status.
+func Main(args []string) int {
+	if len(args) < 2 || len(args) > 3 || !validEntry(args[0]) {
+		fmt.Fprintln(os.Stderr, "tether-watchdog: want KEY=RUN_ID GRACE_NS [CGROUP]")
+		return 125
+	}
+	grace, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil || grace < 0 {
+		fmt.Fprintln(os.Stderr, "tether-watchdog: bad grace", args[1])
+		return 125
+	}
+	// Nothing the supervisor's caller does to its terminal or group may
+	// stop the cleanup.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGPIPE)
+	s, done := readLines(os.NewFile(3, "supervisor"))
+	if done {
+		return 0
+	}
+	if len(args) == 3 && args[2] != "" {
+		s.cgroup = args[2] // what the waiting half read
+	}
+	trace.Printf("watchdog: supervisor of run %s died; ending the run", args[0])
+	if s.group != 0 {
+		_ = unix.Kill(-s.group, unix.SIGTERM)
+	}
+	g := cgroup.Open(s.cgroup)
+	g.KillAll()
+	endRun(args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")), g)
+	g.Release()
+	return 0
+}
+
+// validEntry accepts KEY=VALUE with neither part empty and no byte that
+// an environment entry cannot hold.
+func validEntry(e string) bool {
+	k, v, ok := strings.Cut(e, "=")
+	return ok && k != "" && v != "" && !strings.ContainsAny(e, "\x00\n")
+}
+
+// endRun terminates the run: once the supervisor is gone its tree is
+// scattered, and three things still tie it together. The run's entry,
+// which every process of it carries, unless it cleared or overwrote its
+// environment; the list of the tree the supervisor last wrote, whose
+// members (checked by start time) and their subtrees are ended whatever
+// their environment says; and the run's cgroup, when it has one.
+// Processes forked in the meantime are found by the next round. One
+// empty round is not the end: a process in the middle of an execve
+// cannot be told apart yet, and one forked a moment ago may not be
+// listed yet, so the rounds go on until they have come back empty and
+// settled for a quarter second.
+func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup.Group) {
+	fs := proc.Host()
+	entries := []string{entry}
+	proc.Escalation{
+		Grace: grace,
+		List: func() ([]proc.Member, bool) {
+			ms, executing := fs.Scan(entries)
+			var live []int
+			for _, m := range recorded {
+				if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
+					ms = append(ms, m)
+					live = append(live, m.PID)
+				}
+			}
+			ms = append(ms, fs.SubtreesOf(live)...)
+			return unique(append(ms, g.Members()...)), len(executing) > 0
+		},
+		Send:    fs.Signal,
+		KillAll: g.KillAll,
+		Wait:    func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) },
+		Quiet:   250 * time.Millisecond,
+		What:    "watchdog of run " + entry,
+	}.Run()
+}
+
+// unique is ms without repeats, in their first order: a member found on
+// several grounds is signalled once.
+func unique(ms []proc.Member) []proc.Member {
+	seen := make(map[proc.Member]bool, len(ms))
+	out := ms[:0]
+	for _, m := range ms {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,7 +1,0 @@
-//go:build tetherportable
-
-package main
-
-// portable says the tests run the portable supervision path (the
-// tetherportable build tag), which the binary under test is built with.
-const portable = true

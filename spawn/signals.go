@@ -1,0 +1,90 @@
+//go:build linux || darwin
+
+package spawn
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// inherited is what tether's caller left it: the signals it ignores and
+// those it blocks. A signal ignored when tether starts stays ignored in
+// the command and is not forwarded (nohup); one blocked stays blocked.
+// Go's runtime replaces an inherited SIG_IGN with its own handler before
+// any of tether's code runs for every signal but HUP, INT and the job
+// control signals (CONT, TSTP, TTIN, TTOU), and unblocks the ones it must
+// handle; what the runtime left is what tether can honour.
+type inherited struct{ ignored, blocked uint64 }
+
+func bit(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
+
+// toForward are the signals Supervise catches to pass on to the command's
+// group: every one it can, as dumb-init does, but those its caller left
+// ignored or blocked; the common ones first, then the rest.
+func (in inherited) toForward() (common, rare []os.Signal) {
+	for s := syscall.Signal(1); s <= maxSignal; s++ {
+		switch {
+		case notForwarded[s] || (in.ignored|in.blocked)&bit(s) != 0:
+		case commonSignals[s]:
+			common = append(common, s)
+		default:
+			rare = append(rare, s)
+		}
+	}
+	return common, rare
+}
+
+// stopSignal reports whether sig stops a process by default: the job
+// control signals a terminal or kill(1) sends.
+func stopSignal(sig syscall.Signal) bool {
+	return sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU
+}
+
+// lateSignals registers the rarely sent signals once the command has
+// run for a moment. Each signal registered costs a round trip to the
+// runtime's signal thread (some 25 µs, 1.3 ms for them all): a command
+// that is over by then (a make recipe's true) pays none of it. One at a
+// time, so that the end of the run waits on one at most; mu orders the
+// registration before the end of all registration (stopped).
+type lateSignals struct {
+	mu      sync.Mutex
+	stopped bool
+	timer   *time.Timer
+}
+
+// catch registers sigs on c 10 ms from now, unless stopped first.
+func (l *lateSignals) catch(c chan<- os.Signal, sigs []os.Signal) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.timer = time.AfterFunc(10*time.Millisecond, func() {
+		for _, sig := range sigs {
+			l.mu.Lock()
+			stopped := l.stopped
+			if !stopped {
+				signal.Notify(c, sig)
+			}
+			l.mu.Unlock()
+			if stopped {
+				return
+			}
+		}
+		trace.Printf("the rarely sent signals are caught too")
+	})
+}
+
+// stop ends the registration: no signal is registered after it returns.
+func (l *lateSignals) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopped = true
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+}

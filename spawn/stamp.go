@@ -1,0 +1,71 @@
+//go:build linux || darwin
+
+package spawn
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/probe"
+)
+
+// resolve fills in the defaults for a child running command and
+// validates the result.
+func (c Config) resolve(command string) (Config, error) {
+	if c.Name == "" {
+		c.Name = probe.NameFor(command)
+	}
+	if err := c.Markers.Validate(); err != nil {
+		return c, err
+	}
+	if c.Signal == 0 {
+		c.Signal = syscall.SIGTERM
+	}
+	if c.RunID == "" {
+		c.RunID = probe.NewRunID()
+	}
+	if err := (probe.Stamp{Name: c.Name, RunID: c.RunID}).Validate(); err != nil {
+		return c, err
+	}
+	if c.Supervisor.PID == 0 {
+		s, err := selfOrParent(false)
+		if err != nil {
+			return c, err
+		}
+		c.Supervisor = s
+	}
+	return c, nil
+}
+
+// selfOrParent names this process, or its parent, for TETHER_SUPERVISOR:
+// its PID in this process's own namespace (getpid, getppid), and its
+// start time read through /proc/self, whose numbering may be another
+// namespace's (a new PID namespace with the old /proc still mounted).
+func selfOrParent(parent bool) (probe.Supervisor, error) {
+	fs := proc.Host()
+	self, err := fs.SelfStat()
+	if err != nil {
+		return probe.Supervisor{}, fmt.Errorf("read own start time: %w", err)
+	}
+	if !parent {
+		return probe.Supervisor{PID: os.Getpid(), StartTime: self.StartTime}, nil
+	}
+	st, err := fs.Stat(self.PPID) // the parent, as /proc numbers it
+	if err != nil {
+		return probe.Supervisor{}, fmt.Errorf("read start time of parent %d: %w", os.Getppid(), err)
+	}
+	return probe.Supervisor{PID: os.Getppid(), StartTime: st.StartTime}, nil
+}
+
+// environ stamps env (the calling process's environment when nil).
+func (c Config) environ(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	// The supervisor is this process or its parent, in this process's
+	// namespace: a check from another namespace maps its PID through it.
+	pidns, _ := proc.Host().SelfPIDNamespace()
+	return c.Markers.Environ(env, probe.Stamp{Name: c.Name, Supervisor: c.Supervisor, RunID: c.RunID, PIDNamespace: pidns})
+}

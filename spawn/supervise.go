@@ -1,0 +1,354 @@
+//go:build linux || darwin
+
+package spawn
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/pidns"
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/internal/watchdog"
+	"github.com/tetherproc/tether/probe"
+)
+
+// containError is a containment that could not be had: each mode tried,
+// and why it failed.
+type containError struct {
+	Mode  Containment
+	Tried []string // "cgroup: ...", "pidns: ..."
+}
+
+func (e *containError) Error() string {
+	return fmt.Sprintf("--contain=%s: nothing started: %s", e.Mode, strings.Join(e.Tried, "; "))
+}
+
+// containFailed is the error of a containment that could not be had.
+func containFailed(mode Containment, tried []string) error {
+	return &StartError{Status: 125, Err: &containError{Mode: mode, Tried: tried}}
+}
+
+// selfPath is this program, to start again as a helper: on Linux
+// /proc/self/exe, which stays this binary even if its file is replaced
+// or removed meanwhile; elsewhere its path ("" when unknown: no helper
+// can be started).
+func selfPath() string {
+	if runtime.GOOS == "linux" {
+		return "/proc/self/exe"
+	}
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// errParentGone says the parent died before it could be followed.
+var errParentGone = errors.New("parent died before it could be followed")
+
+// run is the state of one Supervise call: the tethered command, the
+// signals coming in, and what must be undone at the end.
+type run struct {
+	cfg   Config
+	child int
+	sigs  chan os.Signal
+	// status is the command's wait status, once reaped (done).
+	status syscall.WaitStatus
+	done   bool
+	// term is how the run stands to the terminal.
+	term terminal
+	// pending are signals taken off sigs while suspending, to be
+	// handled next.
+	pending []os.Signal
+	// wd is the watchdog, once started; nil without one.
+	wd *watchdog.Watchdog
+	// cgroup and init are the run's containers, with Config.Contain:
+	// nil when it has none of the kind.
+	cgroup *cgroup.Group
+	init   *pidns.Init
+	// tried are the containment modes that failed before the one in
+	// use (auto), for the error should the init not start.
+	tried []string
+	// argv is what the child is started with: the command's, or with a
+	// PID namespace, the init's.
+	argv []string
+	// recorded is the tree as last written down for the watchdog.
+	recorded []proc.Member
+	// termAt is when the first TERM came: the grace is one budget,
+	// counted from then.
+	termAt time.Time
+	// late catches the rarely sent signals once the command runs.
+	late lateSignals
+	// ready waits for the set-up done beside the rest; finished stops
+	// the watchdog and the signals, once.
+	ready    func() error
+	finished sync.Once
+}
+
+// Supervise runs cfg.Args as tether run does and returns its exit status:
+// the command's own, or 128+N when it died of signal N. In order, as tini
+// does: start the watchdog, become a child subreaper, follow the caller,
+// take the terminal, start the command, then forward signals and reap
+// until it exits, clean up what is left of its tree, and hand the
+// terminal back. The error is a *[StartError] when the command could not
+// be started.
+func Supervise(cfg Config) (int, error) {
+	if len(cfg.Args) == 0 {
+		return 0, &StartError{Status: 125, Err: errors.New("no command")}
+	}
+	// A parent-death signal belongs to the thread that set it up: the
+	// command's fires when the thread that forked it exits, and tether's
+	// own is armed from the same thread. Locked, this goroutine's thread
+	// runs nothing else and cannot exit before Supervise returns, and
+	// by then the command is reaped.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r, rare, err := newRun(cfg)
+	if err != nil {
+		return 0, err
+	}
+	defer r.finish()
+	path, attr, err := r.prepare()
+	if err != nil {
+		return 0, err
+	}
+	if err := becomeSubreaper(); err != nil {
+		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
+	}
+	restore, err := r.followCaller()
+	defer restore()
+	if err == errParentGone {
+		// The caller died before tether was tied to it: start nothing,
+		// and end as its death would have ended tether.
+		trace.Printf("not started: %v", err)
+		return 128 + int(syscall.SIGTERM), nil
+	} else if err != nil {
+		return 0, err
+	}
+	if err := r.start(path, attr); err != nil {
+		return 0, err
+	}
+	r.late.catch(r.sigs, rare)
+	status := r.loop()
+	r.dieLikeCommand()
+	return status, nil
+}
+
+// newRun reads what the caller left tether (on the locked thread: the
+// blocked signals are the thread's) and begins the set-up that runs
+// beside the rest (setUpAside). It returns the rarely sent signals, to
+// be caught once the command runs.
+func newRun(cfg Config) (*run, []os.Signal, error) {
+	if cfg.RunID == "" {
+		cfg.RunID = probe.NewRunID()
+	}
+	in, err := readInherited()
+	if err != nil {
+		return nil, nil, &StartError{Status: 125, Err: err}
+	}
+	r := &run{cfg: cfg, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
+	common, rare := in.toForward()
+	r.ready = r.setUpAside(common)
+	return r, rare, nil
+}
+
+// setUpAside starts, each on a goroutine of its own, what the command's
+// start must wait for but nothing else does: the watchdog (it needs only
+// the run id), the threads a fork storm could leave tether without
+// (warmThreads), and the signals caught before the command exists, so
+// that no SIGCHLD or forwarded signal is lost in between (each signal
+// registered waits on a round trip to the runtime's signal thread). The
+// function it returns waits for all three, once, and gives the
+// watchdog's error.
+func (r *run) setUpAside(common []os.Signal) func() error {
+	type started struct {
+		wd  *watchdog.Watchdog
+		err error
+	}
+	wdc := make(chan started, 1)
+	if self := selfPath(); r.cfg.Reexec && self != "" {
+		go func() {
+			wd, err := watchdog.Start(watchdog.Spec{Path: self, Shell: "/bin/sh", Entry: probe.RunIDVar + "=" + r.cfg.RunID, Grace: r.cfg.Grace})
+			wdc <- started{wd, err}
+		}()
+	} else {
+		wdc <- started{}
+	}
+	warmed := make(chan struct{})
+	go func() { warmThreads(4); close(warmed) }()
+	notified := make(chan struct{})
+	go func() { signal.Notify(r.sigs, append(common, syscall.SIGCHLD)...); close(notified) }()
+	return sync.OnceValue(func() error {
+		s := <-wdc
+		<-warmed
+		<-notified
+		r.wd = s.wd
+		if s.wd != nil {
+			trace.Printf("watchdog %d started for run %s", s.wd.PID(), r.cfg.RunID)
+		}
+		return s.err
+	})
+}
+
+// warmThreads has the runtime create n more OS threads now, while it
+// can, and keep them idle for later. A command that fills the user's
+// process limit (ulimit -u, a container's pids limit) leaves none to
+// create, and a Go runtime that cannot create a thread it needs dies with
+// a traceback, its cleanup undone. Each goroutine below holds its thread
+// while the others start, so that each needs a thread of its own;
+// released, the threads go idle and are reused, never destroyed.
+func warmThreads(n int) {
+	release := make(chan struct{})
+	var held, done sync.WaitGroup
+	for i := 0; i < n; i++ {
+		held.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			runtime.LockOSThread()
+			held.Done()
+			<-release
+			runtime.UnlockOSThread()
+		}()
+	}
+	held.Wait()
+	close(release)
+	done.Wait()
+}
+
+// followCaller ties tether to its caller, unless Config.OutliveParent:
+// the caller's death is handled like SIGTERM. restore, never nil, undoes
+// the tie when Supervise returns.
+func (r *run) followCaller() (restore func(), err error) {
+	if r.cfg.OutliveParent {
+		return func() {}, nil
+	}
+	restore, err = followParent(r.sigs)
+	if restore == nil {
+		restore = func() {}
+	}
+	return restore, err
+}
+
+// finish runs however Supervise returns: the watchdog is stopped last,
+// after the tree is cleaned up. Unregistering the signals waits on the
+// runtime's signal thread as stopping the watchdog waits on its death,
+// so the two wait side by side.
+func (r *run) finish() {
+	r.finished.Do(func() {
+		// Unregistering costs a round trip per signal too, and nothing
+		// needs to wait for it: it finishes on its own.
+		r.late.stop()
+		go signal.Stop(r.sigs)
+		_ = r.ready()
+		r.wd.Stop()
+		// Also when the command never started: a group made for it
+		// goes, and the init's pipe is closed.
+		r.init.Close()
+		r.cgroup.Release()
+	})
+}
+
+// dieLikeCommand ends the calling process by the signal the command died
+// of, after the cleanup, with Config.DieBySignal; as PID 1, which no
+// signal ends, it returns.
+func (r *run) dieLikeCommand() {
+	if ws := r.status; ws.Signaled() && r.cfg.DieBySignal && os.Getpid() != 1 {
+		r.finish()
+		dieBy(ws.Signal())
+	}
+}
+
+// prepare resolves the command and the stamp, and lays out how the
+// child is started, in its container when it has one.
+func (r *run) prepare() (string, *syscall.ProcAttr, error) {
+	path, err := lookPath(r.cfg.Args[0])
+	if err != nil {
+		return "", nil, err
+	}
+	cfg, err := r.cfg.resolve(path)
+	if err != nil {
+		return "", nil, &StartError{Status: 125, Err: err}
+	}
+	r.cfg = cfg
+	attr := &syscall.ProcAttr{
+		Env:   cfg.environ(nil),
+		Files: []uintptr{or(cfg.Stdin, os.Stdin).Fd(), or(cfg.Stdout, os.Stdout).Fd(), or(cfg.Stderr, os.Stderr).Fd()},
+		Sys:   &syscall.SysProcAttr{},
+	}
+	armChild(cfg, attr.Sys)
+	if path, r.argv, err = r.contain(path, attr); err != nil {
+		return "", nil, err
+	}
+	return path, attr, nil
+}
+
+// lookPath resolves the command and classifies failure as a shell does.
+func lookPath(arg0 string) (string, error) {
+	path, err := exec.LookPath(arg0)
+	switch {
+	case err == nil:
+		return path, nil
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return "", &StartError{Status: 127, Err: fmt.Errorf("%s: command not found", arg0)}
+	case errors.Is(err, fs.ErrPermission):
+		return "", &StartError{Status: 126, Err: fmt.Errorf("%s: not executable", arg0)}
+	}
+	return "", &StartError{Status: 126, Err: err}
+}
+
+func or(f, def *os.File) *os.File {
+	if f != nil {
+		return f
+	}
+	return def
+}
+
+// start waits for the set-up begun aside, settles the terminal, and
+// forks the command from Supervise's locked thread. It is reaped by
+// wait4(-1) in the loop, so that one owner sees every status and none is
+// stolen; os/exec, which would reap it itself, is not used here.
+func (r *run) start(path string, attr *syscall.ProcAttr) error {
+	if err := r.ready(); err != nil {
+		return &StartError{Status: 125, Err: err}
+	}
+	r.setUpTerminal(attr)
+	// Before the command is born in it: the watchdog kills the group
+	// whole from the first moment on.
+	r.wd.Cgroup(r.cgroup.Path())
+	pid, err := syscall.ForkExec(path, r.argv, attr)
+	r.init.Started(pid, err == nil)
+	if err != nil {
+		if r.init != nil {
+			// The init is tether's own binary: a failure to start it
+			// is the namespaces' refusal, not the command's.
+			return containFailed(r.cfg.Contain, append(r.tried, "pidns: new namespaces refused: "+err.Error()))
+		}
+		return &StartError{Status: exitcode.Exec(err), Err: fmt.Errorf("exec %s: %w", path, err)}
+	}
+	r.child = pid
+	where := "in its own group"
+	if r.term.shared {
+		where = "in the caller's group"
+	}
+	trace.Printf("started %s as %d %s (run %s, name %s)", path, pid, where, r.cfg.RunID, r.cfg.Name)
+	if r.cfg.LeaveDir {
+		_ = os.Chdir("/")
+	}
+	// The group, at once; the list of the tree at the first tick.
+	r.wd.Group(pid)
+	ignoreReserved()
+	return nil
+}
