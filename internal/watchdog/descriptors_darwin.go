@@ -38,10 +38,10 @@ func memberFile() (*os.File, error) {
 	return f, nil
 }
 
-// openedExe is how the watchdog's shell half starts the program: by its
+// openedExe is how the watchdog's shell first stage starts the program: by its
 // path, as macOS has no /proc/self/fd to exec a descriptor through.
 func openedExe(path string) string { return path }
 
 // waiterFD: there is no waiter on macOS (waiter_linux.go), which has no
-// file in memory to run it from; the waiting half is the shell script.
+// file in memory to run it from; the first stage is the shell script.
 func waiterFD() (int, error) { return -1, errors.New("no watchdog waiter on macOS") }

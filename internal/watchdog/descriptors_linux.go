@@ -27,7 +27,7 @@ func memberFile() (*os.File, error) {
 	return os.NewFile(uintptr(fd), "tether-members"), nil
 }
 
-// openedExe is how the watchdog's shell half starts the program: by the
+// openedExe is how the watchdog's shell first stage starts the program: by the
 // descriptor of the binary opened before the supervisor could die, which
 // holds even if the file is replaced meanwhile.
 func openedExe(string) string { return "/proc/self/fd/4" }

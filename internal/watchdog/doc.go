@@ -17,7 +17,7 @@
 // with their subtrees, and what is left in the cgroup.
 //
 // It lives as long as the run and is started for every run, so its
-// waiting half is as small as a process gets: on x86-64 Linux a static
+// first stage is as small as a process gets: on x86-64 Linux a static
 // program of a few hundred bytes (the waiter, generated from
 // _asm/waiter_linux_amd64.asm), run from a sealed file in memory; a
 // shell script elsewhere, or where the kernel will not run a file in

@@ -50,7 +50,7 @@ const pathMax = 4096
 // maxGroup is the largest process group number: pid_t is 32 bits.
 const maxGroup = 1<<31 - 1
 
-// watchScript is the watchdog's waiting half where the waiter cannot run:
+// watchScript is the watchdog's first stage where the waiter cannot run:
 // a shell, a fraction of a Go program's start-up time and memory, blocked
 // on the pipe (fd 3). Only if the supervisor dies without saying it is
 // done does the shell act: it sends TERM to the command's group with its

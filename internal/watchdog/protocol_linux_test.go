@@ -67,9 +67,9 @@ func TestProtocolGoReader(t *testing.T) {
 	}
 }
 
-func TestProtocolWaiter(t *testing.T) { testProtocol(t, waiterHalf) }
+func TestProtocolWaiter(t *testing.T) { testProtocol(t, waiterStage) }
 
-func TestProtocolShell(t *testing.T) { testProtocol(t, shellHalf) }
+func TestProtocolShell(t *testing.T) { testProtocol(t, shellStage) }
 
 func testProtocol(t *testing.T, which int) {
 	dir := t.TempDir()
@@ -80,7 +80,7 @@ func testProtocol(t *testing.T, which int) {
 			if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			wr := startHalf(t, which)
+			wr := startStage(t, which)
 			fmt.Fprint(wr.w, expand(t, tc.input, a, b, dir))
 			wr.w.Close()
 			if tc.done {
@@ -88,13 +88,13 @@ func testProtocol(t *testing.T, which int) {
 					t.Errorf("after d: %v, want exit 0", ws)
 				}
 				if _, err := os.Stat(wr.args); err == nil {
-					t.Error("stage two ran after d")
+					t.Error("the second stage ran after d")
 				}
 				return
 			}
 			wantDir := strings.ReplaceAll(tc.dir, "D", dir)
 			if got := wr.stage2Args(t); !equalTail(got, []string{Arg, "one", "2", wantDir}) {
-				t.Errorf("stage two got %q, want its path, then %s one 2 %q", got, Arg, wantDir)
+				t.Errorf("the second stage got %q, want its path, then %s one 2 %q", got, Arg, wantDir)
 			}
 			if tc.group == "A" {
 				wantTERM(t, "group A", aStatus)
@@ -173,36 +173,36 @@ func expand(t *testing.T, input string, a, b int, dir string) string {
 
 func bigInt(n int) *big.Int { return big.NewInt(int64(n)) }
 
-// The waiting halves a test can start by hand.
+// The first stages a test can start by hand.
 const (
-	waiterHalf = iota
-	shellHalf
+	waiterStage = iota
+	shellStage
 )
 
-// halfRun is a waiting half started by hand: the write end of its pipe,
-// and the file its stage two (a shell script standing in for tether's
+// stageRun is a first stage started by hand: the write end of its pipe,
+// and the file its the second stage (a shell script standing in for tether's
 // binary) writes its arguments to.
-type halfRun struct {
+type stageRun struct {
 	pid  int
 	w    *os.File
 	args string
 }
 
-// startHalf starts one waiting half as Start would, with the stand-in
+// startStage starts one first stage as Start would, with the stand-in
 // for tether's binary given the entry "one" and a grace of 2 ns.
-func startHalf(t *testing.T, which int) *halfRun {
+func startStage(t *testing.T, which int) *stageRun {
 	t.Helper()
 	dir := t.TempDir()
-	wr := &halfRun{args: filepath.Join(dir, "args")}
+	wr := &stageRun{args: filepath.Join(dir, "args")}
 	stage2 := filepath.Join(dir, "stage2")
 	script := "#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\" >" + wr.args + ".tmp && mv " + wr.args + ".tmp " + wr.args + "\n"
 	if err := os.WriteFile(stage2, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	hs := Spec{Path: stage2, Shell: "/bin/sh", Entry: "one", Grace: 2}.halves()
-	var h half
+	hs := Spec{Path: stage2, Shell: "/bin/sh", Entry: "one", Grace: 2}.firstStages()
+	var h firstStage
 	switch {
-	case which == shellHalf:
+	case which == shellStage:
 		h = hs[len(hs)-2]
 	case len(hs) == 3:
 		h = hs[0]
@@ -238,8 +238,8 @@ func startHalf(t *testing.T, which int) *halfRun {
 	return wr
 }
 
-// wait reaps the half, or fails after a generous deadline.
-func (wr *halfRun) wait(t *testing.T) unix.WaitStatus {
+// wait reaps the stage, or fails after a generous deadline.
+func (wr *stageRun) wait(t *testing.T) unix.WaitStatus {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -249,12 +249,12 @@ func (wr *halfRun) wait(t *testing.T) unix.WaitStatus {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("waiting half %d still running after 10s", wr.pid)
+	t.Fatalf("first stage %d still running after 10s", wr.pid)
 	return 0
 }
 
-// stage2Args waits for stage two's arguments, one a line.
-func (wr *halfRun) stage2Args(t *testing.T) []string {
+// stage2Args waits for the second stage's arguments, one a line.
+func (wr *stageRun) stage2Args(t *testing.T) []string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -263,7 +263,7 @@ func (wr *halfRun) stage2Args(t *testing.T) []string {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatal("stage two never ran")
+	t.Fatal("the second stage never ran")
 	return nil
 }
 
@@ -297,7 +297,7 @@ func wantTERM(t *testing.T, what string, status <-chan syscall.WaitStatus) {
 			t.Errorf("%s: %v, want killed by TERM", what, ws)
 		}
 	case <-time.After(10 * time.Second):
-		t.Errorf("%s still runs 10s after the half saw EOF", what)
+		t.Errorf("%s still runs 10s after the first stage saw EOF", what)
 	}
 }
 

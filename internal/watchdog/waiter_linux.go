@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The watchdog's waiting half lives as long as the run and is started for
+// The watchdog's first stage lives as long as the run and is started for
 // every run, so it is as small as a process gets: a static program of a
 // few hundred bytes (waiterCode) that reads the supervisor's pipe with
 // one system call per byte and execs tether itself only if the

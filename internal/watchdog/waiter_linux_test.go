@@ -49,7 +49,7 @@ func TestWaiterMatchesSource(t *testing.T) {
 // (its first instructions: the name, then the signals), is named as the
 // shell's watchdog, and ends on "d" without running its second stage.
 func TestWaiterDone(t *testing.T) {
-	wr := startHalf(t, waiterHalf)
+	wr := startStage(t, waiterStage)
 	const deaf = 1<<(unix.SIGHUP-1) | 1<<(unix.SIGINT-1) | 1<<(unix.SIGQUIT-1) | 1<<(unix.SIGPIPE-1) | 1<<(unix.SIGTERM-1)
 	deadline := time.Now().Add(10 * time.Second)
 	for ignored(t, wr.pid)&deaf != deaf {
@@ -69,7 +69,7 @@ func TestWaiterDone(t *testing.T) {
 		t.Errorf("after d: %v, want exit 0", ws)
 	}
 	if _, err := os.Stat(wr.args); err == nil {
-		t.Error("stage two ran after d")
+		t.Error("the second stage ran after d")
 	}
 }
 

@@ -3,7 +3,7 @@
 package watchdog
 
 // waiterMachine and waiterCode: no waiter for this architecture; the
-// watchdog's waiting half is the shell script.
+// watchdog's first stage is the shell script.
 const waiterMachine = 0
 
 var waiterCode []byte

@@ -33,7 +33,7 @@ type Watchdog struct {
 // Spec is what a watchdog is started with.
 type Spec struct {
 	Path  string // the binary whose main runs Main when its first argument is Arg
-	Shell string // runs the waiting half where there is no waiter; "" or missing: the binary waits itself
+	Shell string // runs the first stage where there is no waiter; "" or missing: the binary waits itself
 	// Entry is the environment entry every process of the run carries
 	// (TETHER_RUN_ID=...): after the supervisor's death, each process
 	// whose environment holds it is ended.
@@ -41,38 +41,38 @@ type Spec struct {
 	Grace time.Duration // between TERM and KILL, as the supervisor's cleanup
 }
 
-// half is one way to start the watchdog's waiting half: the program,
+// firstStage is one way to start the watchdog's first stage: the program,
 // its arguments, and the descriptors it needs beyond the six every
 // watchdog gets.
-type half struct {
+type firstStage struct {
 	path  string
 	argv  []string
 	files []uintptr
 }
 
-// halves are the ways to start the watchdog, best first: unless the
+// firstStages are the ways to start the watchdog, best first: unless the
 // binary is to wait itself (no shell named), the waiter where there is
 // one (waiter_linux.go), then the shell script; last, the binary waits
 // itself.
-func (s Spec) halves() []half {
+func (s Spec) firstStages() []firstStage {
 	args := []string{s.Entry, strconv.FormatInt(int64(s.Grace), 10)}
-	var hs []half
+	var hs []firstStage
 	if s.Shell != "" {
 		if fd, err := waiterFD(); err == nil {
 			// The waiter gets itself as fd 6, and the last argument
 			// is a placeholder for the run's cgroup.
-			hs = append(hs, half{path: "/proc/self/fd/6",
+			hs = append(hs, firstStage{path: "/proc/self/fd/6",
 				argv:  append(append([]string{Arg, openedExe(s.Path), Arg}, args...), ""),
 				files: []uintptr{uintptr(fd)}})
 		} else {
 			trace.Printf("watchdog: no waiter: %v", err)
 		}
 		if _, err := os.Stat(s.Shell); err == nil {
-			hs = append(hs, half{path: s.Shell,
+			hs = append(hs, firstStage{path: s.Shell,
 				argv: append([]string{Arg, "-c", watchScript, Arg, openedExe(s.Path)}, args...)})
 		}
 	}
-	return append(hs, half{path: s.Path, argv: append([]string{s.Path, Arg}, args...)})
+	return append(hs, firstStage{path: s.Path, argv: append([]string{s.Path, Arg}, args...)})
 }
 
 // Start starts the second line of defence: a watcher in its own session
@@ -99,7 +99,7 @@ func Start(s Spec) (*Watchdog, error) {
 		w.Close()
 		return nil, fmt.Errorf("watchdog member list: %w", err)
 	}
-	for _, h := range s.halves() {
+	for _, h := range s.firstStages() {
 		var pid int
 		if pid, err = start(h, r, exe, members); err == nil {
 			return &Watchdog{pid: pid, w: w, members: members}, nil
@@ -111,9 +111,9 @@ func Start(s Spec) (*Watchdog, error) {
 	return nil, fmt.Errorf("start watchdog %s: %w", s.Path, err)
 }
 
-// start forks one half: the pipe's read end as fd 3, the binary as 4,
-// the member list as 5, then the half's own.
-func start(h half, pipe, exe int, members *os.File) (int, error) {
+// start forks one first stage: the pipe's read end as fd 3, the binary as 4,
+// the member list as 5, then the stage's own.
+func start(h firstStage, pipe, exe int, members *os.File) (int, error) {
 	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, fmt.Errorf("watchdog stdio: open %s: %w", os.DevNull, err)
@@ -184,9 +184,9 @@ func (wd *Watchdog) Stop() {
 }
 
 // Main is the watchdog's second stage: args are the run's entry, the
-// grace in nanoseconds and, from the waiting half, the run's cgroup or
+// grace in nanoseconds and, from the first stage, the run's cgroup or
 // ""; file descriptor 3 is the pipe from the supervisor (already at EOF
-// when a waiting half handed over), 5 the list of the tree it last
+// when a first stage handed over), 5 the list of the tree it last
 // wrote. It returns the exit status.
 func Main(args []string) int {
 	if len(args) < 2 || len(args) > 3 || !validEntry(args[0]) {
@@ -206,7 +206,7 @@ func Main(args []string) int {
 		return 0
 	}
 	if len(args) == 3 && args[2] != "" {
-		s.cgroup = args[2] // what the waiting half read
+		s.cgroup = args[2] // what the first stage read
 	}
 	trace.Printf("watchdog: supervisor of run %s died; ending the run", args[0])
 	if s.group != 0 {

@@ -81,7 +81,7 @@ package watchdog
 // waiterMachine is the ELF machine of waiterCode: EM_X86_64.
 const waiterMachine = 62
 
-// waiterCode is the watchdog's waiting half as x86-64 machine code: the
+// waiterCode is the watchdog's first stage as x86-64 machine code: the
 // program _asm/waiter_linux_amd64.asm, as GNU as assembles it (which
 // TestWaiterMatchesSource checks where binutils are installed).
 var waiterCode = []byte{

@@ -1,4 +1,4 @@
-# The watchdog's waiting half for x86-64 Linux, in GNU as syntax.
+# The watchdog's first stage for x86-64 Linux, in GNU as syntax.
 # (The .asm name keeps the go tool from taking it for its own assembly.)
 # go generate (./main.go, run from the package's directory) writes its
 # machine code to ../waitercode_linux_amd64.go; TestWaiterMatchesSource
