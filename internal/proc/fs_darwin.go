@@ -125,7 +125,3 @@ func (fs FS) Status(pid int) (Status, error) {
 	}
 	return Status{TGID: pid, UID: p.UID}, nil
 }
-
-// othersAlive is 0: a macOS process is a zombie only once all its threads
-// have exited.
-func (fs FS) othersAlive(int) int { return 0 }

@@ -4,6 +4,9 @@ package proc
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -73,4 +76,20 @@ func Exited(hs []*Handle, deadline time.Time) []bool {
 		}
 		time.Sleep(min(10*time.Millisecond, time.Until(deadline)))
 	}
+}
+
+// othersAlive counts the threads of pid other than its leader still
+// running: a process whose leader shows as a zombie has not exited until
+// they have too. Linux (the portable path) lists them in /proc/PID/task;
+// macOS reports a process a zombie only once all its threads have
+// exited, and elsewhere nothing is known of threads: 0.
+func (fs FS) othersAlive(pid int) int {
+	if runtime.GOOS != "linux" {
+		return 0
+	}
+	tasks, err := os.ReadDir(fs.root + "/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return 0
+	}
+	return max(0, len(tasks)-1)
 }
