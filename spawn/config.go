@@ -2,7 +2,6 @@ package spawn
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -12,7 +11,17 @@ import (
 
 // ErrUnsupported is returned where the platform has no parent-death
 // signal; it is an [errors.ErrUnsupported].
-var ErrUnsupported = fmt.Errorf("tethering a child needs a parent-death signal, which only Linux has: %w", errors.ErrUnsupported)
+var ErrUnsupported error = unsupported{}
+
+// unsupported is ErrUnsupported's type: made without fmt, whose first
+// use at start-up costs every run of tether.
+type unsupported struct{}
+
+func (unsupported) Error() string {
+	return "tethering a child needs a parent-death signal, which only Linux has"
+}
+
+func (unsupported) Unwrap() error { return errors.ErrUnsupported }
 
 // Config is how a command is tethered: the same for [Start], [Supervise]
 // and [Exec]. The zero value of each field is a sensible default.

@@ -1,6 +1,7 @@
 package spawn_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -183,4 +184,15 @@ func lookup(env []string, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// A caller can tell the missing platform feature the standard way.
+func TestErrUnsupported(t *testing.T) {
+	if !errors.Is(spawn.ErrUnsupported, errors.ErrUnsupported) {
+		t.Error("spawn.ErrUnsupported is not an errors.ErrUnsupported")
+	}
+	wrapped := &spawn.StartError{Status: 125, Err: spawn.ErrUnsupported}
+	if !errors.Is(wrapped, spawn.ErrUnsupported) || !errors.Is(wrapped, errors.ErrUnsupported) {
+		t.Error("a StartError of it does not say so")
+	}
 }

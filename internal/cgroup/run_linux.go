@@ -68,7 +68,10 @@ func Try() (hasKill bool, err error) {
 // Open is the group in dir, made by another process (the supervisor of
 // a run, for its watchdog): nil when dir is "" or there is no cgroup v2.
 func Open(dir string) *Group {
-	if _, err := Host(); err != nil || dir == "" {
+	if dir == "" {
+		return nil
+	}
+	if _, err := Host(); err != nil {
 		return nil
 	}
 	return &Group{Dir: dir}
@@ -84,8 +87,11 @@ func (g *Group) Path() string {
 
 // Members are the group's live processes; none for nil.
 func (g *Group) Members() []proc.Member {
+	if g == nil {
+		return nil // and no look for the hierarchy either
+	}
 	h, err := Host()
-	if g == nil || err != nil {
+	if err != nil {
 		return nil
 	}
 	return h.Members(proc.Host(), g.Dir)
