@@ -37,7 +37,7 @@ func nameFrom(c *cli.Context) (string, error) {
 	case !c.IsSet("name"):
 		return name, nil
 	case name == "":
-		return "", usagef("tether %s: --name: invalid name \"\": empty", c.Command.Name)
+		return "", usagef("tether %s: --name: invalid name \"\": empty (want 1-64 of A-Z a-z 0-9 . _ -)", c.Command.Name)
 	}
 	if err := (probe.Stamp{Name: name}).Validate(); err != nil {
 		return "", usagef("tether %s: --name: %v", c.Command.Name, err)

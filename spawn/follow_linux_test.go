@@ -7,7 +7,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -55,6 +57,37 @@ func TestSuperviseRestoresParentDeathSignal(t *testing.T) {
 		}
 		if got := strings.TrimSpace(string(out)); got != strconv.Itoa(int(before)) {
 			t.Errorf("parent-death signal %d before Supervise, %s after; want it put back", before, got)
+		}
+	}
+}
+
+var modeFailedSupervise = proctest.Register("failed-supervise", func() {
+	if _, err := spawn.Supervise(spawn.Config{Args: []string{"/nonexistent/command"}}); err == nil {
+		fmt.Println("supervise: no error")
+		os.Exit(2)
+	}
+	// Supervise unregisters its signals as it returns, without waiting
+	// for the runtime to be done with it (tether exits right after): a
+	// moment later no registration may be left.
+	time.Sleep(200 * time.Millisecond)
+	_ = unix.Kill(os.Getpid(), unix.SIGTERM)
+	time.Sleep(5 * time.Second)
+	fmt.Println("survived TERM")
+	os.Exit(0)
+})
+
+// A Supervise that fails before it starts the command leaves the
+// caller's signals as they were: a TERM still ends the caller. (Its
+// registration, begun beside the rest of the set-up, once outlasted the
+// unregistration, which did not wait for it.)
+func TestFailedSuperviseLeavesSignals(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(proctest.CleanEnv(), proctest.Mode(modeFailedSupervise))
+		out, _ := cmd.Output()
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+			t.Fatalf("trial %d: the caller ended with %v (%s), want killed by TERM", i, ws, strings.TrimSpace(string(out)))
 		}
 	}
 }

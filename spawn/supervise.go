@@ -170,8 +170,10 @@ func newRun(cfg Config) (*run, []os.Signal, error) {
 // (warmThreads), and the signals caught before the command exists, so
 // that no SIGCHLD or forwarded signal is lost in between (each signal
 // registered waits on a round trip to the runtime's signal thread). The
-// function it returns waits for all three, once, and gives the
-// watchdog's error.
+// function it returns waits for them, once, and gives the watchdog's
+// error; on an error it does not wait for the threads, which a machine
+// out of processes (one reason a watchdog fails to start) may never
+// give.
 func (r *run) setUpAside(common []os.Signal) func() error {
 	type started struct {
 		wd  *watchdog.Watchdog
@@ -180,7 +182,7 @@ func (r *run) setUpAside(common []os.Signal) func() error {
 	wdc := make(chan started, 1)
 	if self := selfPath(); r.cfg.Reexec && self != "" {
 		go func() {
-			wd, err := watchdog.Start(watchdog.Spec{Path: self, Shell: "/bin/sh", Entry: probe.RunIDVar + "=" + r.cfg.RunID, Grace: r.cfg.Grace})
+			wd, err := watchdog.Start(watchdog.Spec{Path: self, Shell: "/bin/sh", RunID: r.cfg.RunID, Grace: r.cfg.Grace})
 			wdc <- started{wd, err}
 		}()
 	} else {
@@ -192,8 +194,11 @@ func (r *run) setUpAside(common []os.Signal) func() error {
 	go func() { signal.Notify(r.sigs, append(common, syscall.SIGCHLD)...); close(notified) }()
 	return sync.OnceValue(func() error {
 		s := <-wdc
-		<-warmed
 		<-notified
+		if s.err != nil {
+			return s.err
+		}
+		<-warmed
 		r.wd = s.wd
 		if s.wd != nil {
 			trace.Printf("watchdog %d started for run %s", s.wd.PID(), r.cfg.RunID)
@@ -248,11 +253,14 @@ func (r *run) followCaller() (restore func(), err error) {
 // so the two wait side by side.
 func (r *run) finish() {
 	r.finished.Do(func() {
+		// The set-up begun aside is over first: a registration still
+		// under way would outlast the Stop below, and leave a library
+		// caller's process catching TERM into a channel no one reads.
+		_ = r.ready()
 		// Unregistering costs a round trip per signal too, and nothing
 		// needs to wait for it: it finishes on its own.
 		r.late.stop()
 		go signal.Stop(r.sigs)
-		_ = r.ready()
 		r.wd.Stop()
 		// Also when the command never started: a group made for it
 		// goes, and the init's pipe is closed.

@@ -52,10 +52,20 @@ func Create(parent, runID string, stamp []string) (*Group, error) {
 
 // FD is the group's directory, for SysProcAttr.CgroupFD: a command
 // started with it is born in the group.
-func (g *Group) FD() int { return int(g.dir.Fd()) }
+func (g *Group) FD() int {
+	if g == nil || g.dir == nil {
+		return -1
+	}
+	return int(g.dir.Fd())
+}
 
 // Close closes the directory; the group stays.
-func (g *Group) Close() error { return g.dir.Close() }
+func (g *Group) Close() error {
+	if g == nil || g.dir == nil {
+		return nil
+	}
+	return g.dir.Close()
+}
 
 // Stamp reads the stamp of the group in dir: the marker entries its
 // run was started with.

@@ -18,7 +18,7 @@ func RunOf(path string) (runID, group string, ok bool) {
 		if i < 0 {
 			return "", "", false
 		}
-		if id, ok := strings.CutPrefix(rest[i+1:], prefix); ok && isRunID(id) {
+		if id, ok := strings.CutPrefix(rest[i+1:], prefix); ok && IsRunID(id) {
 			return id, rest, true
 		}
 		rest = rest[:i]
@@ -26,9 +26,10 @@ func RunOf(path string) (runID, group string, ok bool) {
 	return "", "", false
 }
 
-// isRunID reports whether id reads as a run id: 32 lowercase hex digits
-// (probe.ValidateRunID, which this package, used by probe, cannot call).
-func isRunID(id string) bool {
+// IsRunID reports whether id reads as a run id, as a group's name and a
+// watchdog's argument hold one: 32 lowercase hex digits (probe's
+// Stamp.Validate, which the packages below probe cannot call).
+func IsRunID(id string) bool {
 	if len(id) != 32 {
 		return false
 	}

@@ -4,3 +4,4 @@ package watchdog
 // second stage ([Main]): a program whose main hands control to Main when
 // started so (spawn.Init does).
 const Arg = "tether-watchdog"
+

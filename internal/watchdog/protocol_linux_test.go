@@ -189,7 +189,7 @@ type stageRun struct {
 }
 
 // startStage starts one first stage as Start would, with the stand-in
-// for tether's binary given the entry "one" and a grace of 2 ns.
+// for tether's binary given the run id "one" and a grace of 2 ns.
 func startStage(t *testing.T, which int) *stageRun {
 	t.Helper()
 	dir := t.TempDir()
@@ -199,7 +199,7 @@ func startStage(t *testing.T, which int) *stageRun {
 	if err := os.WriteFile(stage2, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	hs := Spec{Path: stage2, Shell: "/bin/sh", Entry: "one", Grace: 2}.firstStages()
+	hs := Spec{Path: stage2, Shell: "/bin/sh", RunID: "one", Grace: 2}.firstStages()
 	var h firstStage
 	switch {
 	case which == shellStage:

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -17,6 +16,12 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
+
+// runIDVar holds the run id in every process of a run: probe.RunIDVar,
+// the marker protocol's, which this package (below probe) does not
+// import; the tests that kill tether and look for its tree's end would
+// find a mismatch.
+const runIDVar = "TETHER_RUN_ID"
 
 // Watchdog is the supervisor's handle on its watchdog process: the write
 // end of its pipe and the file of the tree's list. Every method of a nil
@@ -34,10 +39,10 @@ type Watchdog struct {
 type Spec struct {
 	Path  string // the binary whose main runs Main when its first argument is Arg
 	Shell string // runs the first stage where there is no waiter; "" or missing: the binary waits itself
-	// Entry is the environment entry every process of the run carries
-	// (TETHER_RUN_ID=...): after the supervisor's death, each process
-	// whose environment holds it is ended.
-	Entry string
+	// RunID is the run's id, which every process of the run carries
+	// as TETHER_RUN_ID: after the supervisor's death, each process whose
+	// environment holds that entry is ended.
+	RunID string
 	Grace time.Duration // between TERM and KILL, as the supervisor's cleanup
 }
 
@@ -55,7 +60,7 @@ type firstStage struct {
 // one (waiter_linux.go), then the shell script; last, the binary waits
 // itself.
 func (s Spec) firstStages() []firstStage {
-	args := []string{s.Entry, strconv.FormatInt(int64(s.Grace), 10)}
+	args := []string{s.RunID, strconv.FormatInt(int64(s.Grace), 10)}
 	var hs []firstStage
 	if s.Shell != "" {
 		if fd, err := waiterFD(); err == nil {
@@ -183,14 +188,15 @@ func (wd *Watchdog) Stop() {
 	}
 }
 
-// Main is the watchdog's second stage: args are the run's entry, the
-// grace in nanoseconds and, from the first stage, the run's cgroup or
+// Main is the watchdog's second stage: args are the run id, the grace in nanoseconds and, from the first stage, the run's cgroup or
 // ""; file descriptor 3 is the pipe from the supervisor (already at EOF
 // when a first stage handed over), 5 the list of the tree it last
 // wrote. It returns the exit status.
 func Main(args []string) int {
-	if len(args) < 2 || len(args) > 3 || !validEntry(args[0]) {
-		fmt.Fprintln(os.Stderr, "tether-watchdog: want KEY=RUN_ID GRACE_NS [CGROUP]")
+	// Nothing but a run id is taken: whatever the scan matches is ended,
+	// and a broader entry (TETHER=1) would end every tethered process.
+	if len(args) < 2 || len(args) > 3 || !cgroup.IsRunID(args[0]) {
+		fmt.Fprintln(os.Stderr, "tether-watchdog: want RUN_ID GRACE_NS [CGROUP]")
 		return 125
 	}
 	grace, err := strconv.ParseInt(args[1], 10, 64)
@@ -214,16 +220,9 @@ func Main(args []string) int {
 	}
 	g := cgroup.Open(s.cgroup)
 	g.KillAll()
-	endRun(args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")), g)
+	endRun(runIDVar+"="+args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")), g)
 	g.Release()
 	return 0
-}
-
-// validEntry accepts KEY=VALUE with neither part empty and no byte that
-// an environment entry cannot hold.
-func validEntry(e string) bool {
-	k, v, ok := strings.Cut(e, "=")
-	return ok && k != "" && v != "" && !strings.ContainsAny(e, "\x00\n")
 }
 
 // endRun terminates the run: once the supervisor is gone its tree is
@@ -258,7 +257,7 @@ func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup
 		KillAll: g.KillAll,
 		Wait:    func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) },
 		Quiet:   250 * time.Millisecond,
-		What:    "watchdog of run " + entry,
+		What:    "watchdog of " + entry,
 	}.Run()
 }
 

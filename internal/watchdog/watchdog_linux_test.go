@@ -2,6 +2,8 @@ package watchdog
 
 import (
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +26,7 @@ func TestWatchdogEndsRunWhenSupervisorVanishes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			runID := probe.NewRunID()
 			member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{probe.RunIDVar + "=" + runID}})
-			wd, err := Start(Spec{Path: os.Args[0], Shell: c.shell, Entry: probe.RunIDVar + "=" + runID, Grace: time.Second})
+			wd, err := Start(Spec{Path: os.Args[0], Shell: c.shell, RunID: runID, Grace: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +48,7 @@ func TestWatchdogEndsRunWhenSupervisorVanishes(t *testing.T) {
 func TestWatchdogToldDoneEndsNothing(t *testing.T) {
 	runID := probe.NewRunID()
 	member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{probe.RunIDVar + "=" + runID}})
-	wd, err := Start(Spec{Path: os.Args[0], Shell: "/bin/sh", Entry: probe.RunIDVar + "=" + runID, Grace: time.Second})
+	wd, err := Start(Spec{Path: os.Args[0], Shell: "/bin/sh", RunID: runID, Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +63,26 @@ func TestWatchdogToldDoneEndsNothing(t *testing.T) {
 	select {
 	case <-member.Done():
 		t.Error("the run's process ended although the supervisor said it was done")
+	default:
+	}
+}
+
+// The second stage takes nothing but a run id: an entry such as TETHER=1,
+// or anything else a scan would match more widely, is refused, and
+// nothing is ended.
+func TestWatchdogRefusesOtherThanRunID(t *testing.T) {
+	member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"REVIEW_MARK=xyz"}})
+	for _, arg := range []string{"REVIEW_MARK=xyz", "TETHER=1", probe.RunIDVar + "=" + probe.NewRunID(), "ABC"} {
+		cmd := exec.Command(os.Args[0], Arg, arg, "0")
+		cmd.Env = proctest.CleanEnv()
+		out, err := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != 125 || !strings.Contains(string(out), "want RUN_ID") {
+			t.Errorf("%s %s 0: %v, %q; want exit 125 and a usage line", Arg, arg, err, out)
+		}
+	}
+	select {
+	case <-member.Done():
+		t.Error("a process with the given entry ended")
 	default:
 	}
 }

@@ -20,7 +20,7 @@ type Watchdog struct{}
 
 // Spec is what a watchdog is started with.
 type Spec struct {
-	Path, Shell, Entry string
+	Path, Shell, RunID string
 	Grace              time.Duration
 }
 
