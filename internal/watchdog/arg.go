@@ -4,4 +4,3 @@ package watchdog
 // second stage ([Main]): a program whose main hands control to Main when
 // started so (spawn.Init does).
 const Arg = "tether-watchdog"
-
