@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks tether run against its peers, side by side in one hyperfine
 # run each, and prints markdown tables. Needs root for apt-get when a peer
-# is missing. Usage: bench/run.sh [RUNS]
+# is missing. Usage: bench/run.sh [RUNS]. With TETHER_BASELINE set to
+# another build of tether (an earlier commit's), it runs beside this one
+# in the same tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-300}
@@ -53,7 +55,8 @@ hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run.json" \
 	-n 'dumb-init' 'dumb-init /bin/true' \
 	-n 'catatonit' 'catatonit -- /bin/true' \
 	-n 'tether run' "$tether run -- /bin/true" \
-	-n 'tether run --outlive-parent' "$tether run --outlive-parent -- /bin/true" >/dev/null 2>"$work/hyperfine.err" ||
+	-n 'tether run --outlive-parent' "$tether run --outlive-parent -- /bin/true" \
+	${TETHER_BASELINE:+-n 'tether run (baseline)' "$TETHER_BASELINE run -- /bin/true"} >/dev/null 2>"$work/hyperfine.err" ||
 	{ cat "$work/hyperfine.err" >&2; exit 1; }
 table "$work/run.json" 'tini -s'
 echo
@@ -64,7 +67,8 @@ hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/exec.json" \
 	-n 'empty Go program' "$work/empty" \
 	-n 'Go program linking urfave/cli' "$work/cli" \
 	-n 'setpriv --pdeathsig TERM' 'setpriv --pdeathsig TERM -- /bin/true' \
-	-n 'tether run --exec' "$tether run --exec -- /bin/true" >/dev/null 2>"$work/hyperfine.err" ||
+	-n 'tether run --exec' "$tether run --exec -- /bin/true" \
+	${TETHER_BASELINE:+-n 'tether run --exec (baseline)' "$TETHER_BASELINE run --exec -- /bin/true"} >/dev/null 2>"$work/hyperfine.err" ||
 	{ cat "$work/hyperfine.err" >&2; exit 1; }
 table "$work/exec.json" 'setpriv --pdeathsig TERM'
 echo
