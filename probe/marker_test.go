@@ -75,7 +75,7 @@ func TestEnvironStamp(t *testing.T) {
 	}
 }
 
-func TestValidateName(t *testing.T) {
+func TestStampValidatesName(t *testing.T) {
 	for _, ok := range []string{"a", "web", "files", "my-server.v2_1", strings.Repeat("x", 64)} {
 		if err := (probe.Stamp{Name: ok}).Validate(); err != nil {
 			t.Errorf("name %q: %v", ok, err)

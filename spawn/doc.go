@@ -8,7 +8,7 @@
 // exited while locked is destroyed, killing every child it forked. So a
 // child that outlives the call that starts it is forked from one goroutine
 // that has locked its OS thread and never returns: the spawner. [Start]
-// runs exec.Cmd.Start there. [Supervise], whose command never outlives it,
+// stamps an exec.Cmd and runs its Start there. [Supervise], whose command never outlives it,
 // keeps its own goroutine's thread locked until the command is reaped.
 //
 // [Supervise] is what tether run does: it becomes a child subreaper, starts
@@ -19,8 +19,11 @@
 // signal on the calling process, stamp the markers, and execve in place.
 //
 // All three take one [Config]. Should the supervisor itself be killed with
-// SIGKILL, its watchdog ([WatchdogMain], a second process started before
-// the command) ends every process that carries the run id.
+// SIGKILL, its watchdog (internal/watchdog, a second process started
+// before the command) ends every process that carries the run id. The
+// watchdog, and the init of a contained run's PID namespace
+// (internal/pidns), are this program started again: with
+// [Config.Reexec], main calls [Init] first, which runs them.
 //
 // On macOS, which has no parent-death signal and no subreaper, Supervise
 // takes the portable path (platform_portable.go): the caller is followed
@@ -31,7 +34,7 @@
 // that it is tested in Linux CI.
 //
 // Limits: the parent-death signal reaches only the direct child; grandchildren
-// are cleaned up by the supervisor. Prepare and Start need Linux's
+// are cleaned up by the supervisor. Start needs Linux's
 // parent-death signal; elsewhere they return ErrUnsupported rather than
 // start a child that nothing would tie to its parent, as do Supervise and
 // Exec on systems other than Linux and macOS.
