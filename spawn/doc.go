@@ -34,8 +34,8 @@
 // that it is tested in Linux CI.
 //
 // Limits: the parent-death signal reaches only the direct child; grandchildren
-// are cleaned up by the supervisor. Start needs Linux's
-// parent-death signal; elsewhere they return ErrUnsupported rather than
-// start a child that nothing would tie to its parent, as do Supervise and
-// Exec on systems other than Linux and macOS.
+// are cleaned up by the supervisor. Start needs Linux's parent-death
+// signal; elsewhere it returns ErrUnsupported rather than start a child
+// that nothing would tie to its parent, as do Supervise and Exec on
+// systems other than Linux and macOS.
 package spawn
