@@ -49,7 +49,7 @@ func nameFrom(c *cli.Context) (string, error) {
 func filterFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "name", Usage: "only processes named `NAME`"},
-		&cli.StringSliceFlag{Name: "port", Usage: "only the holders of `PORT` (TCP listening or UDP bound; repeatable)"},
+		&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "only the holders of `PORT` (TCP listening or UDP bound): 8080, 3000-3005 or 3000,3002; repeatable"},
 		&cli.StringFlag{Name: "run-id", Usage: "only the run `ID` (32 hex digits)"},
 		&cli.BoolFlag{Name: "any-user", Usage: "include other users' processes (default: only yours)"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON"},

@@ -198,7 +198,22 @@ func plainUsage(msg string) string {
 	if flag, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		return fmt.Sprintf("unknown flag --%s", strings.TrimPrefix(flag, "-"))
 	}
+	// urfave/cli v2 refuses a flag given under both its names (-p 80
+	// --port 81), whatever the flag: only one form may be repeated.
+	if names, ok := strings.CutPrefix(msg, "Cannot use two forms of the same flag: "); ok {
+		if a, b, ok := strings.Cut(names, " "); ok {
+			return fmt.Sprintf("%s and %s are one flag: use one of the two names, repeated as needed", dashed(a), dashed(b))
+		}
+	}
 	return msg
+}
+
+// dashed is a flag name as it is typed: -p, --port.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // exitStatus prints err, if any, as one line on stderr and returns the

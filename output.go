@@ -4,8 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
 
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
@@ -95,4 +100,34 @@ func supervisorText(s *probe.SupervisorReport) string {
 		return fmt.Sprintf("%d in pid:[%d] (%s)", s.PID, s.Namespace, s.State)
 	}
 	return fmt.Sprintf("%d (%s)", s.PID, s.State)
+}
+
+// graceStatus is the status line of a reclaim that waits through its
+// grace, on a terminal only: how many processes it waits for, and how
+// long until KILL, written over in place on stderr; done erases it. Off
+// a terminal (a log, a pipe) both do nothing.
+func graceStatus(c *cli.Context) (show func(alive int, untilKill time.Duration), done func()) {
+	if !isatty.IsTerminal(os.Stderr.Fd()) {
+		return nil, func() {}
+	}
+	w, shown := c.App.ErrWriter, false
+	show = func(alive int, untilKill time.Duration) {
+		fmt.Fprintf(w, "\r\033[Ktether: waiting for %d process(es) to exit; KILL in %.1fs", alive, untilKill.Seconds())
+		shown = true
+	}
+	done = func() {
+		if shown {
+			fmt.Fprint(w, "\r\033[K")
+		}
+	}
+	return show, done
+}
+
+// ageOf is ", 3h old" for a process whose start is known, "" otherwise.
+func ageOf(r probe.Report) string {
+	at, err := r.Started()
+	if err != nil {
+		return ""
+	}
+	return ", " + age(time.Since(at)) + " old"
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -47,7 +46,7 @@ func runPS(c *cli.Context) error {
 	entries := make([]psEntry, len(procs))
 	for i, p := range procs {
 		entries[i] = psEntry{Process: p}
-		if at, err := proc.Host().StartedAt(p.StartTime); err == nil {
+		if at, err := p.Started(); err == nil {
 			entries[i].AgeSeconds = int64(now.Sub(at) / time.Second)
 		}
 	}

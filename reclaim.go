@@ -16,9 +16,12 @@ func reclaimCommand() *cli.Command {
 		Name:  "reclaim",
 		Usage: "find stranded tethered processes, verify each one, terminate it",
 		Description: "By default: your stranded tethered processes. Each one is signalled through a pidfd\n" +
-			"opened before its identity is checked again.\n" +
-			"Exit status: 0 every selected process is gone (or none matched), 1 some survived or\n" +
-			"could not be signalled, 125 bad usage.",
+			"opened before its identity is checked again. With --port, every holder of the port is\n" +
+			"named; --foreign also ends the ones tether did not start (the port's listeners, never\n" +
+			"a client).\n" +
+			"Exit status: 0 every selected process is gone (or none matched) and, with --port, every\n" +
+			"port is free (with --dry-run: would be); 1 some survived or could not be signalled, or a\n" +
+			"port is still held; 125 bad usage.",
 		HideHelpCommand: true,
 		OnUsageError:    usageError,
 		Flags: append([]cli.Flag{
@@ -26,6 +29,7 @@ func reclaimCommand() *cli.Command {
 			&cli.StringFlag{Name: "signal", Value: "TERM", Usage: "the first `SIGNAL` sent"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long a process gets between the signal and KILL"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "signal nothing; print what would be done"},
+			&cli.BoolFlag{Name: "foreign", Usage: "with --port: also end holders tether did not start (listeners of the port, never a client)"},
 		}, filterFlags()...),
 		Action: runReclaim,
 	}
@@ -35,6 +39,9 @@ func reclaimCommand() *cli.Command {
 type reclaimReport struct {
 	DryRun bool `json:"dry_run"`
 	reclaim.Summary
+	// Free, with --port: every port is free now (after a dry run: would
+	// be), which is what exit status 0 then says.
+	Free *bool `json:"free,omitempty"`
 }
 
 func runReclaim(c *cli.Context) error {
@@ -46,6 +53,9 @@ func runReclaim(c *cli.Context) error {
 		return err
 	}
 	f.All = c.Bool("all")
+	if f.Foreign = c.Bool("foreign"); f.Foreign && len(f.Ports) == 0 {
+		return usagef("tether reclaim: --foreign goes with --port: it ends the holders of a port")
+	}
 	act := reclaim.Action{Grace: c.Duration("grace"), DryRun: c.Bool("dry-run")}
 	if act.Signal, err = parseSignal(c.String("signal")); err != nil {
 		return usagef("tether reclaim: --signal: %v", err)
@@ -53,11 +63,18 @@ func runReclaim(c *cli.Context) error {
 	if act.Grace < 0 {
 		return usagef("tether reclaim: --grace: negative duration %q", act.Grace)
 	}
+	var done func()
+	act.Progress, done = graceStatus(c)
 	sum, err := reclaim.Reclaim(f, act)
+	done()
 	if err != nil {
 		return failf("tether reclaim: %v", err)
 	}
 	rep := reclaimReport{DryRun: act.DryRun, Summary: sum}
+	if len(f.Ports) > 0 {
+		free := sum.PortsFree()
+		rep.Free = &free
+	}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else {
@@ -66,7 +83,7 @@ func runReclaim(c *cli.Context) error {
 	if err != nil {
 		return failf("tether reclaim: write report: %v", err)
 	}
-	if !sum.AllGone() {
+	if !sum.AllGone() || !sum.PortsFree() {
 		return cli.Exit("", 1)
 	}
 	return nil
@@ -83,6 +100,11 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 			done++
 		}
 		fmt.Fprintf(&b, "%d %s: %s", r.PID, displayName(r.Process), outcomeText(r))
+		if !r.Tethered && r.UID != nil {
+			// A holder tether did not start: whose it is and how old,
+			// so that what would be ended is not taken on trust.
+			fmt.Fprintf(&b, " (uid %d%s)", *r.UID, ageOf(r.Report))
+		}
 		if len(r.Ports) > 0 {
 			fmt.Fprintf(&b, " [%s]", listenerText(r.Ports))
 		}
@@ -92,6 +114,10 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 		b.WriteByte('\n')
 	}
 	switch {
+	case len(rep.Results) == 0 && len(rep.Ports) > 0 && rep.PortsFree():
+		b.WriteString("nothing holds the port: nothing to reclaim\n")
+	case len(rep.Results) == 0 && len(rep.Ports) > 0:
+		b.WriteString("nothing to reclaim: no holder in sight\n")
 	case len(rep.Results) == 0:
 		b.WriteString("nothing to reclaim: no tethered process matched\n")
 	case rep.DryRun:
@@ -100,15 +126,20 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 		fmt.Fprintf(&b, "reclaimed %d of %d selected (%d found)\n", done, selected, len(rep.Results))
 	}
 	for _, p := range rep.Ports {
-		fmt.Fprintf(&b, "port %d: %s\n", p.Port, portText(p))
+		fmt.Fprintf(&b, "port %d: %s\n", p.Port, portText(p, rep.DryRun))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func portText(p reclaim.PortState) string {
-	if p.Free {
+func portText(p reclaim.PortState, dryRun bool) string {
+	switch {
+	case p.Free:
 		return "free"
+	case len(p.Left) > 0:
+		return "held by " + strings.Join(p.Left, "; ")
+	case dryRun:
+		return "held by " + joinInts(p.Holders) + "; would be freed"
 	}
 	var by []string
 	if len(p.Holders) > 0 {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -27,7 +30,9 @@ func runCommand() *cli.Command {
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long the tree gets between TERM and KILL at cleanup"},
 			&cli.BoolFlag{Name: "outlive-parent", Usage: "keep running when tether's own parent (the shell, make) dies"},
 			&cli.BoolFlag{Name: "exec", Usage: "no supervisor: arm the parent-death signal on tether and exec COMMAND in place"},
-			&cli.StringSliceFlag{Name: "port", Usage: "first free `PORT`: reclaim a stranded tethered holder, refuse any other (repeatable)"},
+			&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "first free `PORT`: reclaim a stranded tethered holder, refuse any other (repeatable)"},
+			&cli.BoolFlag{Name: "foreign", Usage: "with --port: also end a holder tether did not start (a listener of the port, never a client)"},
+			&cli.BoolFlag{Name: "replace", Usage: "with --port: end a holder whose tether is alive (a run left in another terminal) through that tether"},
 			&cli.GenericFlag{Name: "contain", Value: &containFlag{}, Usage: "keep the whole tree in a kernel container (cgroup or PID namespace) and end it whole; `[=MODE]` is auto (the default), cgroup or pidns"},
 		}, markerFlags()...),
 		Action: runRun,
@@ -46,8 +51,8 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := reclaim.FreePorts(ports, cfg.Markers, cfg.Grace); err != nil {
-		return portError(err)
+	if err := freePorts(c, cfg, ports); err != nil {
+		return err
 	}
 	if c.Bool("exec") {
 		return startError(spawn.Exec(cfg))
@@ -146,21 +151,64 @@ func startError(err error) error {
 	return failf("tether run: %v", err)
 }
 
-// portError names a port that --port would not free: who holds it, and
-// why it is left alone.
+// freePorts frees the ports --port names before the command starts, as
+// reclaim --port would: a stranded tethered holder is reclaimed; with
+// --replace, one whose tether is alive is ended through that tether; with
+// --foreign, one tether did not start is ended by the socket it holds.
+func freePorts(c *cli.Context, cfg spawn.Config, ports []uint16) error {
+	if len(ports) == 0 {
+		if c.Bool("foreign") || c.Bool("replace") {
+			return usagef("tether run: --foreign and --replace go with --port")
+		}
+		return nil
+	}
+	f := reclaim.Filter{Markers: cfg.Markers, Ports: ports, All: c.Bool("replace"), Foreign: c.Bool("foreign")}
+	act := reclaim.Action{Grace: cfg.Grace, ViaSupervisor: c.Bool("replace")}
+	var done func()
+	act.Progress, done = graceStatus(c)
+	defer done()
+	if err := reclaim.FreePorts(f, act); err != nil {
+		return portError(err)
+	}
+	return nil
+}
+
+// portError names a port that --port did not free: who holds it, why it
+// was left alone, and the flag that would end it.
 func portError(err error) error {
 	var pr *reclaim.PortRefusal
 	if !errors.As(err, &pr) {
 		return failf("tether run: --port: %v", err)
 	}
+	done := "nothing was signalled"
+	if pr.Signalled > 0 {
+		done = fmt.Sprintf("%d other holder(s) ended", pr.Signalled)
+	}
 	switch {
 	case pr.Result != nil:
-		return failf("tether run: port %s: stranded holder PID %d (%s) not reclaimed: %s %s",
+		return failf("tether run: port %s: holder PID %d (%s) not ended: %s %s",
 			portsOf(*pr.Holder), pr.Holder.PID, holderCommand(*pr.Holder), pr.Result.Outcome, pr.Result.Why)
 	case pr.Holder != nil:
-		return failf("tether run: port %s is held by PID %d (%s): %s; nothing was signalled",
-			portsOf(*pr.Holder), pr.Holder.PID, holderCommand(*pr.Holder), pr.Why)
+		return failf("tether run: port %s is held by PID %d (%s): %s; %s",
+			portsOf(*pr.Holder), pr.Holder.PID, holderCommand(*pr.Holder), runHint(pr), done)
 	}
-	return failf("tether run: port %d is held by a process of uid %s that tether cannot see; nothing was signalled",
-		pr.Port, joinInts(pr.HiddenUIDs))
+	return failf("tether run: port %d is held by a process of uid %s that tether cannot see; %s",
+		pr.Port, joinInts(pr.HiddenUIDs), done)
+}
+
+// runHint is why run left a holder, with run's own flag that would end
+// it: reclaim's hints ("--all to include") are not run's.
+func runHint(pr *reclaim.PortRefusal) string {
+	why, _, _ := strings.Cut(pr.Why, "; --")
+	why, _, _ = strings.Cut(why, "; as root, --any-user")
+	switch h := pr.Holder; {
+	case h.Verdict == probe.Supervised:
+		return why + "; --replace would end it through its tether"
+	case h.Verdict == probe.Foreign || h.Verdict == probe.Unverifiable:
+		if strings.HasPrefix(why, "another user's") {
+			return why
+		}
+		return why + "; --foreign would end it"
+	}
+	return why
 }

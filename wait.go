@@ -21,16 +21,20 @@ const (
 func waitCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "wait",
-		Usage:     "wait until every --port has a listener (a server is ready), or its --pid is gone",
+		Usage:     "wait until every --port has a listener (a server is ready; --http: it answers; --free: none left), or its --pid is gone",
 		ArgsUsage: " ",
-		Description: "Exit status: 0 every port has a listener; 1 --timeout ran out; 3 --pid is gone;\n" +
-			"125 bad usage. Ctrl-C ends it as any command (130).",
+		Description: "Exit status: 0 every port has a listener (--http: one that answered below --status;\n" +
+			"--free: none left); 1 --timeout ran out; 3 --pid is gone; 125 bad usage. Ctrl-C ends it\n" +
+			"as any command (130).",
 		HideHelpCommand: true,
 		OnUsageError:    usageError,
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "port", Usage: "wait for a listener on `PORT` (TCP listening or UDP bound; repeatable)"},
+			&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "wait for a listener on `PORT` (TCP listening or UDP bound): 8080, 3000-3005 or 3000,3002; repeatable"},
 			&cli.StringFlag{Name: "pid", Usage: "stop at once, exit 3, when process `PID` (the server, or its tether run) is gone"},
 			&cli.BoolFlag{Name: "owned", Usage: "count only a listener held by --pid or its descendants"},
+			&cli.BoolFlag{Name: "free", Usage: "wait until nothing listens on any --port any more (a server stopped) instead"},
+			&cli.StringFlag{Name: "http", Usage: "ready when GET `PATH` (as /health), sent to the port's own TCP listener, answers below --status; 1s a try"},
+			&cli.IntFlag{Name: "status", Value: 500, Usage: "with --http, the first `STATUS` that is not ready (100-999)"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after `DURATION`, exit 1; 0 checks once"},
 			&cli.DurationFlag{Name: "interval", Value: 50 * time.Millisecond, Usage: "pause `DURATION` before the second check, growing by half to 250ms"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
@@ -67,9 +71,31 @@ func waitSpecFrom(c *cli.Context) (reclaim.WaitSpec, error) {
 			return s, usagef("tether wait: --pid: %v", err)
 		}
 	}
-	s.Owned = c.Bool("owned")
+	s.Owned, s.Free = c.Bool("owned"), c.Bool("free")
 	if s.Owned && s.PID == 0 {
 		return s, usagef("tether wait: --owned needs --pid, the process whose listeners count")
+	}
+	if c.IsSet("http") {
+		if s.HTTP = c.String("http"); s.HTTP == "" {
+			return s, usagef("tether wait: --http: invalid path \"\": empty (want a path such as /health)")
+		}
+	}
+	switch {
+	case s.Free && s.Owned:
+		return s, usagef("tether wait: --free with --owned: a free port has no listener to own")
+	case s.Free && s.HTTP != "":
+		return s, usagef("tether wait: --free with --http %q: a free port has no listener to answer", s.HTTP)
+	case c.IsSet("status") && s.HTTP == "":
+		return s, usagef("tether wait: --status %d needs --http, the request it is the answer to", c.Int("status"))
+	}
+	if s.HTTP != "" {
+		s.Status = c.Int("status")
+		if s.Status < 100 || s.Status > 999 {
+			return s, usagef("tether wait: --status: invalid status %d: must be 100-999", s.Status)
+		}
+		if err := (reclaim.WaitSpec{Ports: s.Ports, HTTP: s.HTTP}).Validate(); err != nil {
+			return s, usagef("tether wait: --http: %v", err)
+		}
 	}
 	s.Timeout, s.Interval = c.Duration("timeout"), c.Duration("interval")
 	if s.Timeout < 0 {
@@ -95,7 +121,7 @@ func runWait(c *cli.Context) error {
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else if ready {
-		err = writeWait(c.App.Writer, rep.Ports)
+		err = writeWait(c.App.Writer, s, rep.Ports)
 	}
 	if err != nil {
 		return failf("tether wait: write: %v", err)
@@ -104,46 +130,98 @@ func runWait(c *cli.Context) error {
 	case ready:
 		return nil
 	case gone:
-		return cli.Exit(fmt.Sprintf("tether wait: PID %d is gone; %s", s.PID, missing(rep.Ports)), exitPIDGone)
+		return cli.Exit(fmt.Sprintf("tether wait: PID %d is gone; %s", s.PID, missing(s, rep.Ports)), exitPIDGone)
 	}
-	return cli.Exit(fmt.Sprintf("tether wait: timed out after %v; %s", s.Timeout, missing(rep.Ports)), exitTimedOut)
+	return cli.Exit(fmt.Sprintf("tether wait: timed out after %v; %s", s.Timeout, missing(s, rep.Ports)), exitTimedOut)
 }
 
-// writeWait prints each port and its holders: what is ready, and whose.
-func writeWait(w io.Writer, ports []reclaim.Readiness) error {
+// writeWait prints each port and its holders: what is ready, and whose;
+// with --http, the answer too.
+func writeWait(w io.Writer, s reclaim.WaitSpec, ports []reclaim.Readiness) error {
 	for _, p := range ports {
-		var hs []string
-		for _, h := range p.Holders {
-			who := "PID " + strconv.Itoa(h.PID)
-			if h.Tethered {
-				who += " (" + sanitize(h.Name) + ", " + string(h.Verdict) + ")"
-			}
-			hs = append(hs, who+" — "+holderCommand(h))
+		line := fmt.Sprintf("port %d: free", p.Port)
+		if !s.Free {
+			line = fmt.Sprintf("port %d: %s, %s", p.Port, listenerText(p.Listeners), holdersText(p.Holders))
 		}
-		held := strings.Join(hs, "; ")
-		if held == "" {
-			held = "a process out of sight"
+		if p.URL != "" {
+			line += fmt.Sprintf("; GET %s answered %d", sanitize(p.URL), p.HTTPStatus)
 		}
-		if _, err := fmt.Fprintf(w, "port %d: %s, %s\n", p.Port, listenerText(p.Listeners), held); err != nil {
+		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// missing names the ports without a listener.
-func missing(ports []reclaim.Readiness) string {
+// holdersText names each holder once: PID, name and verdict when
+// tethered, command.
+func holdersText(holders []reclaim.Process) string {
+	var hs []string
+	for _, h := range holders {
+		who := "PID " + strconv.Itoa(h.PID)
+		if h.Tethered {
+			who += " (" + sanitize(h.Name) + ", " + string(h.Verdict) + ")"
+		}
+		hs = append(hs, who+" — "+holderCommand(h))
+	}
+	if len(hs) == 0 {
+		return "a process out of sight"
+	}
+	return strings.Join(hs, "; ")
+}
+
+// missing names what the wait did not get: the ports without a
+// listener; with --free, each port still held and by whom; with --http,
+// each port not answered and what it answered instead.
+func missing(s reclaim.WaitSpec, ports []reclaim.Readiness) string {
 	var m []string
 	for _, p := range ports {
-		if !p.Ready {
+		if p.Ready {
+			continue
+		}
+		switch {
+		case s.Free:
+			m = append(m, fmt.Sprintf("port %d still held by %s", p.Port, heldBy(p)))
+		case s.HTTP != "" && p.HTTPStatus != 0:
+			m = append(m, fmt.Sprintf("port %d: GET %s answered %d", p.Port, sanitize(p.URL), p.HTTPStatus))
+		case s.HTTP != "" && p.URL != "":
+			m = append(m, fmt.Sprintf("port %d: GET %s: %s", p.Port, sanitize(p.URL), sanitize(p.HTTPError)))
+		case s.HTTP != "" && p.HTTPError != "":
+			m = append(m, fmt.Sprintf("port %d: %s", p.Port, p.HTTPError))
+		case s.HTTP != "":
+			m = append(m, fmt.Sprintf("port %d: no listener", p.Port))
+		default:
 			m = append(m, strconv.Itoa(int(p.Port)))
 		}
 	}
-	switch len(m) {
-	case 0:
+	switch {
+	case s.Free && len(m) == 0:
+		return "every port is free"
+	case s.HTTP != "" && len(m) == 0:
+		return "every port answered"
+	case s.Free || s.HTTP != "":
+		return strings.Join(m, "; ")
+	case len(m) == 0:
 		return "every port has a listener"
-	case 1:
+	case len(m) == 1:
 		return "no listener on port " + m[0]
 	}
 	return "no listener on ports " + strings.Join(m, ", ")
+}
+
+// heldBy names the holders of a port that is not free: the processes in
+// sight, and the owners of sockets whose process is out of sight.
+func heldBy(p reclaim.Readiness) string {
+	var who []string
+	for _, h := range p.Holders {
+		who = append(who, fmt.Sprintf("PID %d (%s)", h.PID, holderCommand(h)))
+	}
+	if len(p.HiddenOwners) > 0 {
+		who = append(who, "a process of uid "+joinInts(p.HiddenOwners)+" out of sight")
+	}
+	if len(who) == 0 {
+		// Closed between the last check and the look at its holders.
+		return "a socket gone since"
+	}
+	return strings.Join(who, ", ")
 }

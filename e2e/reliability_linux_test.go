@@ -86,23 +86,28 @@ func concurrentRunsSurviveReclaimLoop(t *testing.T, n int) {
 
 // What another user's /proc entries hide is unverifiable, and never
 // signalled: reclaim run as uid 65534 passes over a root process that is
-// stamped and stranded.
+// stamped and stranded. By run id that is "none matched" (exit 0); by
+// port it is a port still held (exit 1), by a process out of sight.
 func TestReclaimAsOtherUserSignalsNothing(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run tether as uid 65534")
 	}
 	runID := probe.NewRunID()
 	p, port := startListener(t, strandedEnv(t, "web", runID))
-	for _, args := range [][]string{
-		{"reclaim", "--any-user", "--all", "--run-id", runID},
-		{"reclaim", "--any-user", "--all", "--port", port},
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"reclaim", "--any-user", "--all", "--run-id", runID}, 0},
+		{[]string{"reclaim", "--any-user", "--all", "--port", port}, 1},
+		{[]string{"reclaim", "--any-user", "--all", "--foreign", "--port", port}, 1},
 	} {
-		cmd := exec.Command(tetherBin, args...)
+		cmd := exec.Command(tetherBin, tc.args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		cmd.Dir = "/"
 		r := tetherCmd(t, cmd, nil)
-		if r.code != 0 {
-			t.Errorf("%v as uid 65534: %+v; want exit 0", args, r)
+		if r.code != tc.code {
+			t.Errorf("%v as uid 65534: %+v; want exit %d", tc.args, r, tc.code)
 		}
 	}
 	cmd := exec.Command(tetherBin, "check", "--json", strconv.Itoa(p.PID()))
@@ -115,7 +120,8 @@ func TestReclaimAsOtherUserSignalsNothing(t *testing.T) {
 }
 
 // A port whose holder tether cannot see (another user's process) is not
-// "free", and tether run --port refuses it.
+// "free": reclaim --port says so with exit 1, and tether run --port
+// refuses it.
 func TestHiddenHolderIsNotFree(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run tether as uid 65534")
@@ -128,8 +134,8 @@ func TestHiddenHolderIsNotFree(t *testing.T) {
 		return tetherCmd(t, cmd, nil)
 	}
 	r := asNobody("reclaim", "--port", port)
-	if r.code != 0 || !strings.Contains(r.stdout, "port "+port+": held by a process of uid 0 that tether cannot see") {
-		t.Errorf("reclaim: %+v; want exit 0 and \"port %s: held by a process of uid 0 that tether cannot see\"", r, port)
+	if r.code != 1 || !strings.Contains(r.stdout, "port "+port+": held by a process of uid 0 that tether cannot see") {
+		t.Errorf("reclaim: %+v; want exit 1 (the port is held) and \"port %s: held by a process of uid 0 that tether cannot see\"", r, port)
 	}
 	r = asNobody("run", "--port", port, "--", "/bin/true")
 	wantUsage(t, r, port)

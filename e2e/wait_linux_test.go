@@ -1,12 +1,17 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,6 +73,116 @@ var modeServe = proctest.Register("serve", func() {
 	fmt.Println("listening")
 	forever()
 })
+
+// modeHTTPServe serves HTTP on the IPv4 loopback, prints its port, and
+// serves until stdin closes. Until PROCTEST_DELAY has passed since it
+// started it answers PROCTEST_EARLY (503 by default), and 200 after,
+// printing "200" before its first 200. With PROCTEST_DIE it exits 1 that
+// long after it started: a server that crashes.
+var modeHTTPServe = proctest.Register("http-serve", func() {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "http-serve:", err)
+		os.Exit(2)
+	}
+	start := time.Now()
+	delay, _ := time.ParseDuration(os.Getenv("PROCTEST_DELAY"))
+	early, err := strconv.Atoi(os.Getenv("PROCTEST_EARLY"))
+	if err != nil {
+		early = http.StatusServiceUnavailable
+	}
+	var first sync.Once
+	go func() {
+		_ = http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if time.Since(start) < delay {
+				w.WriteHeader(early)
+				return
+			}
+			first.Do(func() { fmt.Println("200") })
+			w.WriteHeader(http.StatusOK)
+		}))
+	}()
+	if d, err := time.ParseDuration(os.Getenv("PROCTEST_DIE")); err == nil {
+		time.AfterFunc(d, func() { os.Exit(1) })
+	}
+	fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+})
+
+// modeSharedListen listens on a loopback port and starts two sleep
+// helpers that hold the same socket, as nginx's workers hold their
+// master's; it prints the port and the workers' PIDs on one line, and
+// ends with its stdin, which they share.
+var modeSharedListen = proctest.Starts(proctest.Register("shared-listen", func() {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shared-listen:", err)
+		os.Exit(2)
+	}
+	f, err := l.(*net.TCPListener).File()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shared-listen:", err)
+		os.Exit(2)
+	}
+	line := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	var workers []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), proctest.Mode(proctest.Wait))
+		cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+		cmd.ExtraFiles = []*os.File{f}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "shared-listen:", err)
+			os.Exit(2)
+		}
+		workers = append(workers, cmd)
+		line += " " + strconv.Itoa(cmd.Process.Pid)
+	}
+	fmt.Println(line)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	for _, w := range workers {
+		_ = w.Wait()
+	}
+}), proctest.Wait)
+
+// httpServe starts the HTTP helper with env and returns it, its port,
+// and its output after the port (where "200" is printed).
+func httpServe(t *testing.T, env ...string) (*proctest.Proc, string, *os.File) {
+	t.Helper()
+	pr, pw := pipe(t)
+	p := proctest.Start(t, modeHTTPServe, proctest.Spec{Env: env, Stdout: pw})
+	pw.Close()
+	return p, proctest.ReadLine(t, pr), pr
+}
+
+// waitJSON is the part of tether wait --json these tests read.
+type waitJSON struct {
+	Ready   bool `json:"ready"`
+	PIDGone bool `json:"pid_gone"`
+	Ports   []struct {
+		Port      int  `json:"port"`
+		Ready     bool `json:"ready"`
+		Free      bool `json:"free"`
+		Listeners []struct {
+			Proto string `json:"proto"`
+			Addr  string `json:"addr"`
+		} `json:"listeners"`
+		Holders []struct {
+			PID int `json:"pid"`
+		} `json:"holders"`
+		URL        string `json:"url"`
+		HTTPStatus int    `json:"http_status"`
+	} `json:"ports"`
+}
+
+func decodeWait(t *testing.T, r result) waitJSON {
+	t.Helper()
+	var w waitJSON
+	if err := json.Unmarshal([]byte(r.stdout), &w); err != nil {
+		t.Fatalf("wait --json: %v: %q (stderr %q)", err, r.stdout, r.stderr)
+	}
+	return w
+}
 
 // serve starts the serve helper under tether run and returns tether.
 func serve(t *testing.T, env ...string) *running {
@@ -167,6 +282,136 @@ func TestWaitIPv6UDPAndSeveralPorts(t *testing.T) {
 	}
 }
 
+// wait --free returns once the holder has exited: at the next check
+// without --pid, at the exit with it. The latency is logged, not
+// asserted: these machines are shared.
+func TestWaitFreeAfterHolderExits(t *testing.T) {
+	for _, withPID := range []bool{false, true} {
+		holder, port, _ := httpServe(t)
+		args := []string{"wait", "--free", "-p", port, "--timeout", "60s"}
+		if withPID {
+			args = append(args, "--pid", strconv.Itoa(holder.PID()))
+		}
+		w := startTether(t, nil, args...)
+		time.Sleep(500 * time.Millisecond)
+		select {
+		case <-w.done:
+			t.Fatalf("wait --free returned while the port was held: exit %d, %q", w.code, w.errOut.String())
+		default:
+		}
+		told := time.Now()
+		if err := holder.Stop(); err != nil {
+			t.Logf("holder: %v", err)
+		}
+		reaped := time.Now()
+		code := w.wait(t)
+		returned := time.Now()
+		if code != 0 {
+			t.Errorf("wait --free (--pid %v) once the holder exited: exit %d, stderr %q; want 0", withPID, code, w.errOut.String())
+		}
+		if line := w.line(t); line != "port "+port+": free" {
+			t.Errorf("wait --free printed %q; want \"port %s: free\"", line, port)
+		}
+		t.Logf("wait --free (--pid %v) returned %v after the holder was told to exit, %v after it was reaped",
+			withPID, returned.Sub(told).Round(time.Millisecond), returned.Sub(reaped).Round(time.Millisecond))
+	}
+}
+
+// A port still held at the timeout: exit 1, naming who holds it.
+func TestWaitFreeTimesOutNamingHolder(t *testing.T) {
+	holder, port, _ := httpServe(t)
+	r, _ := timedWait(t, "--free", "--port", port, "--timeout", "1s")
+	if want := fmt.Sprintf("port %s still held by PID %d (", port, holder.PID()); r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("wait --free on a held port: %+v; want exit 1 and %q", r, want)
+	}
+	w := decodeWait(t, tether(t, nil, "wait", "--free", "--json", "-p", port, "--timeout", "0"))
+	if w.Ready || len(w.Ports) != 1 || w.Ports[0].Free || w.Ports[0].Ready || len(w.Ports[0].Holders) != 1 {
+		t.Errorf("wait --free --json on a held port: %+v; want not ready, not free, the holder", w)
+	}
+}
+
+// A server that listens at once and answers 503 for a second is ready
+// with its first 200, and not before it: the 200 had been sent when wait
+// returned. The request goes to the listener itself whatever proxy the
+// environment names.
+func TestWaitHTTPReadyAfter200(t *testing.T) {
+	_, port, out := httpServe(t, "PROCTEST_DELAY=1s")
+	proxy := []string{"HTTP_PROXY=http://127.0.0.1:1", "http_proxy=http://127.0.0.1:1", "NO_PROXY=", "no_proxy="}
+	start := time.Now()
+	r := tether(t, proxy, "wait", "-p", port, "--http", "/health", "--timeout", "30s")
+	took := time.Since(start)
+	want := fmt.Sprintf("; GET http://127.0.0.1:%s/health answered 200", port)
+	if r.code != 0 || !strings.Contains(r.stdout, "port "+port+": tcp 127.0.0.1:"+port) || !strings.Contains(r.stdout, want) {
+		t.Errorf("wait --http on a server that answers 200 after 1s: %+v; want exit 0 and %q", r, want)
+	}
+	if line := proctest.ReadLine(t, out); line != "200" {
+		t.Errorf("server printed %q; want the 200 it sent before wait returned", line)
+	}
+	t.Logf("ready after %v", took)
+	w := decodeWait(t, tether(t, nil, "wait", "--json", "-p", port, "--http", "/health", "--timeout", "0"))
+	if p := w.Ports; !w.Ready || len(p) != 1 || p[0].HTTPStatus != 200 || p[0].URL != "http://127.0.0.1:"+port+"/health" {
+		t.Errorf("wait --http --json: %+v; want ready, status 200, the URL asked", w)
+	}
+}
+
+// A server that answers 500 until the timeout: exit 1, naming the answer.
+func TestWaitHTTP500UntilTimeout(t *testing.T) {
+	_, port, _ := httpServe(t, "PROCTEST_DELAY=1h", "PROCTEST_EARLY=500")
+	r, _ := timedWait(t, "-p", port, "--http", "/", "--timeout", "2s")
+	want := fmt.Sprintf("port %s: GET http://127.0.0.1:%s/ answered 500", port, port)
+	if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("wait --http on a server that answers 500: %+v; want exit 1 and %q", r, want)
+	}
+	if r, _ := timedWait(t, "-p", port, "--http", "/", "--status", "501", "--timeout", "10s"); r.code != 0 {
+		t.Errorf("wait --http --status 501 on a server that answers 500: %+v; want exit 0", r)
+	}
+}
+
+// --pid ends an HTTP wait at once when the server dies.
+func TestWaitHTTPServerDies(t *testing.T) {
+	srv, port, _ := httpServe(t, "PROCTEST_DELAY=1h", "PROCTEST_EARLY=500", "PROCTEST_DIE=500ms")
+	r, took := timedWait(t, "-p", port, "--http", "/", "--pid", strconv.Itoa(srv.PID()), "--timeout", "60s")
+	if r.code != 3 || !strings.Contains(r.stderr, fmt.Sprintf("PID %d is gone", srv.PID())) {
+		t.Errorf("wait --http --pid on a server that died: %+v; want exit 3 naming the PID", r)
+	}
+	if took > 20*time.Second {
+		t.Errorf("took %v; want the death noticed long before the 60s timeout", took)
+	}
+}
+
+// Workers that share their master's socket (nginx): the socket is
+// listed once, each holder once, in text and in JSON.
+func TestWaitSharedSocketListedOnce(t *testing.T) {
+	pr, pw := pipe(t)
+	master := proctest.Start(t, modeSharedListen, proctest.Spec{Stdout: pw})
+	pw.Close()
+	fields := strings.Fields(proctest.ReadLine(t, pr))
+	if len(fields) != 3 {
+		t.Fatalf("shared-listen printed %q; want the port and two PIDs", fields)
+	}
+	port := fields[0]
+	pids := append([]string{strconv.Itoa(master.PID())}, fields[1:]...)
+	r := tether(t, nil, "wait", "-p", port, "--timeout", "10s")
+	if r.code != 0 || strings.Count(r.stdout, "tcp 127.0.0.1:"+port) != 1 {
+		t.Errorf("wait on a socket three processes share: %+v; want exit 0 and the socket once", r)
+	}
+	for _, pid := range pids {
+		if n := strings.Count(r.stdout, "PID "+pid+" "); n != 1 {
+			t.Errorf("holder %s named %d times in %q; want once", pid, n, r.stdout)
+		}
+	}
+	w := decodeWait(t, tether(t, nil, "wait", "--json", "-p", port, "--timeout", "10s"))
+	var got []string
+	for _, h := range w.Ports[0].Holders {
+		got = append(got, strconv.Itoa(h.PID))
+	}
+	slices.Sort(got)
+	slices.Sort(pids)
+	if len(w.Ports) != 1 || len(w.Ports[0].Listeners) != 1 || !slices.Equal(got, pids) {
+		t.Errorf("wait --json on a shared socket: %+v; want one listener, the holders %v each once", w, pids)
+	}
+}
+
 func TestWaitUsage(t *testing.T) {
 	wantUsage(t, tether(t, nil, "wait"), "--port")
 	wantUsage(t, tether(t, nil, "wait", "--port", "0"), `"0"`)
@@ -175,4 +420,13 @@ func TestWaitUsage(t *testing.T) {
 	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--interval", "0s"), "--interval")
 	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--pid", "x"), `"x"`)
 	wantUsage(t, tether(t, nil, "wait", "--port", "80", "8080"), `"8080"`)
+	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--free", "--http", "/"), "--http")
+	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--free", "--owned", "--pid", "1"), "--owned")
+	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--status", "404"), "404")
+	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--http", "/", "--status", "99"), "99")
+	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--http", "/", "--status", "1000"), "1000")
+	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--http", "/", "--status", "abc"), `"abc"`)
+	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--http", "health"), `"health"`)
+	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--http", ""), `""`)
+	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--http", "/a b"), `"/a b"`)
 }

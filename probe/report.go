@@ -1,5 +1,11 @@
 package probe
 
+import (
+	"time"
+
+	"github.com/tetherproc/tether/internal/proc"
+)
+
 // Report is everything [Check] learned about one PID, and the object
 // tether check --json prints. Fields that could not be learned are left
 // zero (UID and Supervisor nil) and omitted from JSON.
@@ -45,3 +51,7 @@ type SupervisorReport struct {
 	Namespace uint64 `json:"pid_namespace,omitempty"`
 	HostPID   int    `json:"host_pid,omitempty"`
 }
+
+// Started is when the process started, from StartTime (clock ticks since
+// boot on Linux, microseconds since the epoch on macOS): for its age.
+func (r Report) Started() (time.Time, error) { return proc.Host().StartedAt(r.StartTime) }

@@ -26,6 +26,13 @@ type Filter struct {
 	// AnyUser widens the selection to every user's processes; by default
 	// only the caller's are selected (see [Process.UID]).
 	AnyUser bool
+	// Foreign, with Ports, selects the holders tether did not start too:
+	// foreign ones, and unverifiable ones (a server that wrote its title
+	// over its environment). Such a holder is known by the socket it
+	// holds, the port's listening TCP or bound UDP socket, never by a
+	// connection to the port: a client is never selected. Another user's
+	// holder is selected only for root, with AnyUser.
+	Foreign bool
 }
 
 // Validate reports a bad filter, naming the value.
@@ -72,16 +79,44 @@ func (f Filter) matches(p Process) (bool, string) {
 }
 
 // selects reports whether f selects p for termination, and if not, why:
-// matches, not protected, and stranded unless All.
+// matches, not protected, and stranded unless All; or, with Foreign, a
+// holder of a port asked about that tether did not start.
 func (f Filter) selects(p Process) (bool, string) {
 	if p.Protected != "" {
 		return false, p.Protected
+	}
+	if foreignHolder(p) {
+		if !f.Foreign {
+			return false, string(p.Verdict) + ": " + p.Reason + "; --foreign to end it"
+		}
+		return f.ownHolder(p)
 	}
 	if ok, why := f.matches(p); !ok {
 		return false, why
 	}
 	if p.Verdict == probe.Supervised && !f.All {
 		return false, "supervised" + supervisorNote(p) + "; --all to include"
+	}
+	return true, ""
+}
+
+// foreignHolder reports whether p is a holder of a port asked about that
+// tether did not start, or cannot tell it did: the holders Foreign adds.
+func foreignHolder(p Process) bool {
+	return len(p.Ports) > 0 && (p.Verdict == probe.Foreign || p.Verdict == probe.Unverifiable)
+}
+
+// ownHolder applies the rule of whose processes to a foreign holder: the
+// caller's own; another user's only for root, with AnyUser, as the
+// kernel would refuse anyone else the signal.
+func (f Filter) ownHolder(p Process) (bool, string) {
+	switch {
+	case mine(p):
+		return true, ""
+	case !f.AnyUser:
+		return false, fmt.Sprintf("another user's (uid %d); as root, --any-user to include", *p.UID)
+	case os.Geteuid() != 0:
+		return false, fmt.Sprintf("another user's (uid %d): only root may end it", *p.UID)
 	}
 	return true, ""
 }

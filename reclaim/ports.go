@@ -41,6 +41,9 @@ type PortState struct {
 	// Hidden are the owners (uids) of sockets on the port whose holding
 	// process could not be seen.
 	Hidden []int `json:"hidden_owners,omitempty"`
+	// Left says, for a port that is held after a reclaim (or would be
+	// after a dry run), each holder left and why: "PID 42: foreign: …".
+	Left []string `json:"left,omitempty"`
 }
 
 // lookupPorts reads the sockets that serve the ports and the processes
@@ -120,10 +123,8 @@ func after(ports []uint16, hs []holder, results []Result) []PortState {
 	return portStates(ports, ls, still)
 }
 
-// PortRefusal is why [FreePorts] would not free a port: its holder is not
-// a stranded tethered process, its holder is out of sight, or the holder
-// could not be terminated. Nothing was signalled for a refusal with a
-// nil Result.
+// PortRefusal is why [FreePorts] did not free a port: what still holds
+// it once every holder that could be ended was, and why it was left.
 type PortRefusal struct {
 	Port uint16 // the port that was not freed
 	// Holder is the process holding the port, when it can be seen.
@@ -135,19 +136,26 @@ type PortRefusal struct {
 	HiddenUIDs []int
 	// Result is the failed termination of a selected holder.
 	Result *Result
+	// Signalled counts the processes that were signalled before the
+	// refusal, holders of this port or of another: 0 means nothing was.
+	Signalled int
 }
 
 // Error says which port, held by whom, and why it was left alone.
 func (e *PortRefusal) Error() string {
+	done := "nothing was signalled"
+	if e.Signalled > 0 {
+		done = fmt.Sprintf("%d other holder(s) ended", e.Signalled)
+	}
 	switch {
 	case e.Result != nil:
-		return fmt.Sprintf("port %d: stranded holder PID %d not reclaimed: %s %s", e.Port, e.Result.PID, e.Result.Outcome, e.Result.Why)
+		return fmt.Sprintf("port %d: holder PID %d not ended: %s %s", e.Port, e.Result.PID, e.Result.Outcome, e.Result.Why)
 	case e.Holder != nil:
-		return fmt.Sprintf("port %d is held by PID %d: %s; nothing was signalled", e.Port, e.Holder.PID, e.Why)
+		return fmt.Sprintf("port %d is held by PID %d: %s; %s", e.Port, e.Holder.PID, e.Why, done)
 	}
 	uids := make([]string, len(e.HiddenUIDs))
 	for i, u := range e.HiddenUIDs {
 		uids[i] = strconv.Itoa(u)
 	}
-	return fmt.Sprintf("port %d is held by a process of uid %s that tether cannot see; nothing was signalled", e.Port, strings.Join(uids, ", "))
+	return fmt.Sprintf("port %d is held by a process of uid %s that tether cannot see; %s", e.Port, strings.Join(uids, ", "), done)
 }

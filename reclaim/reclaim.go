@@ -1,9 +1,8 @@
 package reclaim
 
 import (
+	"fmt"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
@@ -17,8 +16,8 @@ type Summary struct {
 	Ports   []PortState `json:"ports,omitempty"` // with Filter.Ports: each port after the reclaim
 }
 
-// AllGone reports whether every selected process is gone: the exit
-// status 0 of tether reclaim.
+// AllGone reports whether every selected process is gone: with
+// [Summary.PortsFree], the exit status 0 of tether reclaim.
 func (s Summary) AllGone() bool {
 	for _, r := range s.Results {
 		if r.Outcome == Survived || r.Outcome == Failed {
@@ -26,6 +25,28 @@ func (s Summary) AllGone() bool {
 		}
 	}
 	return true
+}
+
+// PortsFree reports whether every port asked about is free after the
+// reclaim; after a dry run, whether it would be: every holder of every
+// port would be signalled, and none is out of sight.
+func (s Summary) PortsFree() bool {
+	for _, st := range s.Ports {
+		if !st.Free && (len(st.Left) > 0 || len(st.Hidden) > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// result is the result for pid, and whether there is one.
+func (s Summary) result(pid int) (Result, bool) {
+	for _, r := range s.Results {
+		if r.PID == pid {
+			return r, true
+		}
+	}
+	return Result{}, false
 }
 
 // Reclaim finds the processes f is about and terminates those it
@@ -44,11 +65,40 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	if !act.DryRun {
 		removeEmptied(results)
 	}
-	ports := found.ports
+	sum := Summary{Results: results, Ports: found.ports}
 	if len(f.Ports) > 0 && !act.DryRun {
-		ports = after(unique(f.Ports), found.holders, results)
+		sum.Ports = after(unique(f.Ports), found.holders, results)
 	}
-	return Summary{Results: results, Ports: ports}, nil
+	sum.explainLeft()
+	return sum, nil
+}
+
+// explainLeft names, for each port still held (or that a dry run would
+// leave held), each holder left and why: what a caller asked to free a
+// port needs to know to free it.
+func (s Summary) explainLeft() {
+	for i := range s.Ports {
+		st := &s.Ports[i]
+		st.Left = nil
+		if st.Free {
+			continue
+		}
+		for _, pid := range st.Holders {
+			r, ok := s.result(pid)
+			switch {
+			case !ok:
+				st.Left = append(st.Left, fmt.Sprintf("PID %d: bound the port while tether looked", pid))
+			case r.Outcome == WouldSignal:
+			case r.Selected:
+				st.Left = append(st.Left, fmt.Sprintf("PID %d: %s %s", pid, r.Outcome, r.Why))
+			default:
+				st.Left = append(st.Left, fmt.Sprintf("PID %d: %s", pid, r.Why))
+			}
+		}
+		for _, uid := range st.Hidden {
+			st.Left = append(st.Left, fmt.Sprintf("a process of uid %d that tether cannot see", uid))
+		}
+	}
 }
 
 // List returns the tethered processes f is about, supervised and
@@ -69,6 +119,12 @@ func List(f Filter) ([]Process, error) {
 	for _, p := range found.procs {
 		if ok, why := f.matches(p); !ok && len(f.Ports) == 0 {
 			trace.Printf("ps: %d left out: %s", p.PID, why)
+			continue
+		}
+		if len(f.Ports) > 0 && !f.AnyUser && !mine(p) {
+			// A port's holders are anyone's, but the listing is of the
+			// caller's processes, as without --port.
+			trace.Printf("ps: %d left out: another user's (uid %d)", p.PID, *p.UID)
 			continue
 		}
 		out = append(out, p)
@@ -137,39 +193,43 @@ func hiddenDescendants(listed []Process, f Filter) []Process {
 	return out
 }
 
-// FreePorts makes sure the ports are free before a command that needs
-// them starts: a holder that is tethered (under markers, any name) and
-// stranded is reclaimed with grace; any other holder (supervised by a
-// live tether, foreign, unverifiable, another user's) or a socket whose
-// holder cannot be seen is a *[PortRefusal], and then nothing at all is
-// signalled. It is the rule behind tether run --port.
-func FreePorts(ports []uint16, markers probe.Markers, grace time.Duration) error {
-	if len(ports) == 0 {
+// FreePorts frees the ports of f before a command that needs them
+// starts, as tether reclaim --port would: every holder f selects is
+// ended (a stranded tethered one; with f.All a supervised one, through
+// its supervisor with act.ViaSupervisor; with f.Foreign one tether did
+// not start), then the ports are looked up again. A port still held is a
+// *[PortRefusal] naming what holds it and why it was left. It is the rule
+// behind tether run --port.
+func FreePorts(f Filter, act Action) error {
+	if len(f.Ports) == 0 {
 		return nil
 	}
-	f := Filter{Markers: markers, Ports: ports}
-	found, err := find(f)
+	act.DryRun = false
+	sum, err := Reclaim(f, act)
 	if err != nil {
 		return err
 	}
-	for i, p := range found.procs {
-		if ok, why := f.selects(p); !ok {
-			// The hints ("--all to include") are reclaim's flags, not run's.
-			why, _, _ = strings.Cut(why, "; --")
-			return &PortRefusal{Port: p.Ports[0].Port, Holder: &found.procs[i], Why: why}
+	signalled := 0
+	for _, r := range sum.Results {
+		if len(r.Signals) > 0 {
+			signalled++
 		}
 	}
-	// A socket on the port whose holder is out of sight (another user's
-	// process) cannot be verified: refuse, fail closed.
-	for _, st := range found.ports {
-		if len(st.Hidden) > 0 {
-			return &PortRefusal{Port: st.Port, HiddenUIDs: st.Hidden}
+	for _, st := range sum.Ports {
+		if st.Free {
+			continue
 		}
-	}
-	for _, r := range terminateAll(found.procs, f, Action{Grace: grace}) {
-		if !r.ended() {
-			return &PortRefusal{Port: r.Ports[0].Port, Holder: &r.Process, Result: &r}
+		e := &PortRefusal{Port: st.Port, HiddenUIDs: st.Hidden, Signalled: signalled}
+		for _, pid := range st.Holders {
+			if r, ok := sum.result(pid); ok {
+				e.Holder, e.Why = &r.Process, r.Why
+				if r.Selected {
+					e.Result = &r
+				}
+				break
+			}
 		}
+		return e
 	}
 	return nil
 }

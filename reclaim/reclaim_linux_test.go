@@ -353,7 +353,7 @@ func TestOtherUsersPortHolderSkipped(t *testing.T) {
 		t.Errorf("--port %d without --any-user: %v %+v; want PID %d skipped as another user's", port, err, rs, p.PID())
 	}
 	var refusal *reclaim.PortRefusal
-	if err := reclaim.FreePorts([]uint16{port}, probe.Markers{}, time.Second); !errors.As(err, &refusal) || refusal.Holder == nil || refusal.Holder.PID != p.PID() {
+	if err := reclaim.FreePorts(reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second}); !errors.As(err, &refusal) || refusal.Holder == nil || refusal.Holder.PID != p.PID() {
 		t.Errorf("FreePorts(%d) = %v; want a refusal naming holder %d", port, err, p.PID())
 	}
 	if !alive(p) {
@@ -381,6 +381,13 @@ func TestRecycledPIDIsNotSignalled(t *testing.T) {
 				found, err := reclaim.Find(reclaim.Filter{RunID: w.runID})
 				if err != nil || len(found) != 1 || found[0].PID != old.PID() {
 					t.Fatalf("Find: %v %+v", err, found)
+				}
+				if variant == "pidfs identity" && proc.Host().Identity(old.PID()) == 0 {
+					// The portable path (the tetherportable tag) has no
+					// pidfd, and a PID recycled within one clock tick has
+					// the same start time: only the start-time variant
+					// applies, a tick later.
+					t.Skip("no pidfs identity here")
 				}
 				if variant == "start time" {
 					reclaim.ForgetIdentity(&found[0])

@@ -19,6 +19,15 @@ type Action struct {
 	Grace time.Duration
 	// DryRun signals nothing.
 	DryRun bool
+	// ViaSupervisor sends a supervised process's first signal to its
+	// supervisor instead (the tether run that started it, verified by its
+	// start time), which ends the whole run as for TERM; SIGKILL after
+	// the grace goes to the process itself. tether run --replace.
+	ViaSupervisor bool
+	// Progress, when set, is told now and then while selected processes
+	// are given their grace: how many are still alive, and how long
+	// until SIGKILL.
+	Progress func(alive int, untilKill time.Duration)
 }
 
 // Outcome is what became of one process.
@@ -64,7 +73,7 @@ func terminateAll(procs []Process, f Filter, act Action) []Result {
 			trace.Printf("reclaim: %d selected (%s); dry run", p.PID, p.Verdict)
 		default:
 			trace.Printf("reclaim: %d selected (%s)", p.PID, p.Verdict)
-			if t := open(&results[i], f); t != nil {
+			if t := open(&results[i], f, act); t != nil {
 				set = append(set, t)
 			}
 		}
@@ -77,6 +86,8 @@ func terminateAll(procs []Process, f Filter, act Action) []Result {
 type target struct {
 	r       *Result
 	h       *proc.Handle
+	via     *proc.Handle // its supervisor's, with Action.ViaSupervisor
+	viaPID  int
 	exited  bool
 	sendErr error
 }
@@ -86,7 +97,7 @@ type target struct {
 // signalled: the new process fails the check, and a signal through the
 // old handle cannot reach it. It returns nil, with r's outcome set, when
 // the process is not to be signalled.
-func open(r *Result, f Filter) *target {
+func open(r *Result, f Filter, act Action) *target {
 	h, err := proc.Host().Open(r.PID)
 	if errors.Is(err, proc.ErrGone) {
 		r.Outcome = AlreadyGone
@@ -107,7 +118,35 @@ func open(r *Result, f Filter) *target {
 		trace.Printf("reclaim: %d not signalled: %s %s", r.PID, outcome, why)
 		return nil
 	}
-	return &target{r: r, h: h}
+	t := &target{r: r, h: h}
+	if act.ViaSupervisor && r.Verdict == probe.Supervised {
+		t.via, t.viaPID = openSupervisor(r.Process)
+	}
+	return t
+}
+
+// openSupervisor holds the supervisor of p, the process its markers name,
+// when it is still that process (its start time, read again once the
+// handle is open); nil otherwise, and p is then signalled itself.
+func openSupervisor(p Process) (*proc.Handle, int) {
+	s := p.Supervisor
+	if s == nil || s.State != probe.SupervisorAlive {
+		return nil, 0
+	}
+	pid := s.PID
+	if s.HostPID != 0 {
+		pid = s.HostPID // as this /proc numbers it
+	}
+	h, err := proc.Host().Open(pid)
+	if err != nil {
+		return nil, 0
+	}
+	if st, err := proc.Host().Stat(pid); err != nil || st.StartTime != s.StartTime || st.Zombie() {
+		h.Close()
+		return nil, 0
+	}
+	trace.Printf("reclaim: %d is to be ended through its supervisor %d", p.PID, pid)
+	return h, pid
 }
 
 // terminate is the one escalation of tether over the whole set: Signal
@@ -117,7 +156,13 @@ func terminate(set []*target, act Action) {
 	for _, t := range set {
 		byPID[t.r.PID] = t
 		defer t.h.Close()
+		if t.via != nil {
+			defer t.via.Close()
+		}
 	}
+	killAt := time.Now().Add(act.Grace)
+	// A supervisor of several holders (forked workers) is signalled once.
+	viaSent := map[int]bool{}
 	live := func() []*target {
 		var out []*target
 		for _, t := range set {
@@ -129,6 +174,11 @@ func terminate(set []*target, act Action) {
 	}
 	wait := func(deadline time.Time) {
 		ts := live()
+		if act.Progress != nil && len(ts) > 0 && time.Now().Before(killAt) {
+			act.Progress(len(ts), time.Until(killAt))
+			// Short waits, so that the time left is told as it runs.
+			deadline = minTime(deadline, time.Now().Add(200*time.Millisecond))
+		}
 		hs := make([]*proc.Handle, len(ts))
 		for i, t := range ts {
 			hs[i] = t.h
@@ -150,6 +200,9 @@ func terminate(set []*target, act Action) {
 		},
 		Send: func(m proc.Member, sig syscall.Signal) error {
 			t := byPID[m.PID]
+			if t.via != nil && sig != syscall.SIGKILL {
+				return sendVia(t, sig, viaSent)
+			}
 			err := t.h.Signal(sig)
 			switch {
 			case err == nil:
@@ -166,6 +219,35 @@ func terminate(set []*target, act Action) {
 		t.r.Outcome, t.r.Why = outcomeOf(t, ended)
 		trace.Printf("reclaim: %d %s %s", t.r.PID, t.r.Outcome, t.r.Why)
 	}
+}
+
+// sendVia sends sig to t's supervisor, once for all the processes it
+// supervises: it passes the signal on to its whole run.
+func sendVia(t *target, sig syscall.Signal, sent map[int]bool) error {
+	if sent[t.viaPID] {
+		t.r.Signals = append(t.r.Signals, proc.SignalName(sig)+" (to its supervisor)")
+		return nil
+	}
+	if err := t.via.Signal(sig); err != nil {
+		// The supervisor went meanwhile: the process itself, then.
+		trace.Printf("reclaim: %s to the supervisor of %d: %v; to the process", proc.SignalName(sig), t.r.PID, err)
+		t.via = nil
+		err = t.h.Signal(sig)
+		if err == nil {
+			t.r.Signals = append(t.r.Signals, proc.SignalName(sig))
+		}
+		return err
+	}
+	sent[t.viaPID] = true
+	t.r.Signals = append(t.r.Signals, proc.SignalName(sig)+" (to its supervisor)")
+	return nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func outcomeOf(t *target, ended bool) (Outcome, string) {
@@ -194,8 +276,24 @@ func recheck(p Process, f Filter) (Outcome, string) {
 	case r.StartTime != p.StartTime:
 		return Changed, fmt.Sprintf("PID %d now belongs to another process (start time %d, was %d)", p.PID, r.StartTime, p.StartTime)
 	}
-	if ok, why := f.selects(Process{Report: r, Protected: p.Protected}); !ok {
+	again := Process{Report: r, Ports: p.Ports, Protected: p.Protected}
+	if ok, why := f.selects(again); !ok {
 		return Changed, "no longer selected: " + why
 	}
+	if foreignHolder(again) && !holdsSocket(p) {
+		// Known by the socket alone: without it, it is no holder.
+		return Changed, fmt.Sprintf("PID %d no longer holds the socket of port %d", p.PID, p.Ports[0].Port)
+	}
 	return "", ""
+}
+
+// holdsSocket reports whether p's descriptor table still holds one of
+// the sockets it was found holding.
+func holdsSocket(p Process) bool {
+	ls := make(map[uint64]Listener, len(p.Ports))
+	for _, l := range p.Ports {
+		ls[l.Inode] = l
+	}
+	hs, err := holders(ls, []int{p.PID})
+	return err == nil && len(hs) > 0
 }

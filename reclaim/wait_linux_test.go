@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,6 +99,106 @@ func listener(t *testing.T, kind string) (*proctest.Proc, uint16) {
 		t.Fatalf("listen helper %s printed no port: %v", kind, err)
 	}
 	return p, uint16(port)
+}
+
+// modeHTTP serves HTTP on PROCTEST_AT ("tcp4:0.0.0.0:0"; by default the
+// IPv4 loopback, any port), prints its port and serves until stdin
+// closes. Until PROCTEST_DELAY has passed since it started, it answers
+// PROCTEST_EARLY (503 by default), and 200 after, printing "200" before
+// its first 200; with PROCTEST_HANG it answers nothing at all; with
+// PROCTEST_REDIRECT, / is a 302 to /ok. With PROCTEST_DIE it exits 1 that
+// long after it started: a server that crashes.
+var modeHTTP = proctest.Register("http", func() {
+	network, addr, ok := strings.Cut(os.Getenv("PROCTEST_AT"), ":")
+	if !ok {
+		network, addr = "tcp4", "127.0.0.1:0"
+	}
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "http:", err)
+		os.Exit(2)
+	}
+	start := time.Now()
+	delay, _ := time.ParseDuration(os.Getenv("PROCTEST_DELAY"))
+	early, err := strconv.Atoi(os.Getenv("PROCTEST_EARLY"))
+	if err != nil {
+		early = http.StatusServiceUnavailable
+	}
+	var first sync.Once
+	go func() {
+		_ = http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case os.Getenv("PROCTEST_HANG") != "":
+				<-r.Context().Done()
+			case os.Getenv("PROCTEST_REDIRECT") != "" && r.URL.Path == "/":
+				http.Redirect(w, r, "/ok", http.StatusFound)
+			case time.Since(start) < delay:
+				w.WriteHeader(early)
+			default:
+				first.Do(func() { fmt.Println("200") })
+				w.WriteHeader(http.StatusOK)
+			}
+		}))
+	}()
+	if d, err := time.ParseDuration(os.Getenv("PROCTEST_DIE")); err == nil {
+		time.AfterFunc(d, func() { os.Exit(1) })
+	}
+	fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+})
+
+// modeSharedListen listens on a loopback port and starts two Wait
+// helpers that hold the same socket, as the workers of nginx or a
+// preforking server hold their master's; it prints the port and the
+// workers' PIDs on one line, and ends with its stdin, which they share.
+var modeSharedListen = proctest.Starts(proctest.Register("shared-listen", func() {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shared-listen:", err)
+		os.Exit(2)
+	}
+	f, err := l.(*net.TCPListener).File()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shared-listen:", err)
+		os.Exit(2)
+	}
+	line := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	var workers []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), proctest.Mode(proctest.Wait))
+		cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+		cmd.ExtraFiles = []*os.File{f}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "shared-listen:", err)
+			os.Exit(2)
+		}
+		workers = append(workers, cmd)
+		line += " " + strconv.Itoa(cmd.Process.Pid)
+	}
+	fmt.Println(line)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	for _, w := range workers {
+		_ = w.Wait()
+	}
+}), proctest.Wait)
+
+// httpServer starts the HTTP helper with env and returns it, its port,
+// and its output after the port (where "200" is printed).
+func httpServer(t *testing.T, env ...string) (*proctest.Proc, uint16, *os.File) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pr.Close() })
+	p := proctest.Start(t, modeHTTP, proctest.Spec{Env: env, Stdout: pw})
+	pw.Close()
+	port, err := strconv.Atoi(proctest.ReadLine(t, pr))
+	if err != nil {
+		t.Fatalf("HTTP helper printed no port: %v", err)
+	}
+	return p, uint16(port), pr
 }
 
 func wait(t *testing.T, s reclaim.WaitSpec) (ports []reclaim.Readiness, ready, gone bool) {
@@ -265,6 +367,208 @@ func TestWaitIPv6UDPAndLatePort(t *testing.T) {
 	}
 }
 
+// A port stays held while its holder lives, and the holder is named; it
+// is free once the holder has exited, seen without --pid at the next
+// check, and with PID at its exit.
+func TestWaitFree(t *testing.T) {
+	p, port := listener(t, "tcp4")
+	ports, ready, gone := wait(t, reclaim.WaitSpec{Ports: []uint16{port}, Free: true, Timeout: 300 * time.Millisecond})
+	if ready || gone || ports[0].Ready || ports[0].Free || len(ports[0].Holders) != 1 || ports[0].Holders[0].PID != p.PID() {
+		t.Fatalf("free wait on a held port: ready %v, pid gone %v, %+v; want the timeout, held by %d", ready, gone, ports[0], p.PID())
+	}
+	for _, withPID := range []bool{false, true} {
+		p, port := listener(t, "tcp4")
+		spec := reclaim.WaitSpec{Ports: []uint16{port}, Free: true, Timeout: time.Minute}
+		if withPID {
+			spec.PID = p.PID()
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(300 * time.Millisecond)
+			_ = p.Stop()
+		}()
+		start := time.Now()
+		ports, ready, gone := wait(t, spec)
+		wg.Wait()
+		took := time.Since(start)
+		if !ready || gone || !ports[0].Ready || !ports[0].Free || len(ports[0].Holders) != 0 || len(ports[0].Listeners) != 0 {
+			t.Errorf("free wait, PID given %v: ready %v, pid gone %v, %+v; want ready, the port free", withPID, ready, gone, ports[0])
+		}
+		if took > 30*time.Second {
+			t.Errorf("free wait, PID given %v: took %v; want the exit seen long before the 1m timeout", withPID, took)
+		}
+	}
+}
+
+// With Free, the exit of PID ends the wait: ready if the port is free
+// then, pid gone if another process still holds it.
+func TestWaitFreePIDGoneStillHeld(t *testing.T) {
+	other, port := listener(t, "tcp4")
+	srv := proctest.Start(t, proctest.Wait, proctest.Spec{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		time.Sleep(300 * time.Millisecond)
+		_ = srv.Stop()
+	}()
+	ports, ready, gone := wait(t, reclaim.WaitSpec{Ports: []uint16{port}, Free: true, PID: srv.PID(), Timeout: time.Minute})
+	wg.Wait()
+	if ready || !gone || ports[0].Ready || ports[0].Free || len(ports[0].Holders) != 1 || ports[0].Holders[0].PID != other.PID() {
+		t.Errorf("free wait on %d, which exited while %d holds the port: ready %v, pid gone %v, %+v; want pid gone, held by %d", srv.PID(), other.PID(), ready, gone, ports[0], other.PID())
+	}
+	if _, ready, gone = wait(t, reclaim.WaitSpec{Ports: []uint16{freePort(t, "tcp4")}, Free: true, PID: srv.PID(), Timeout: time.Minute}); !ready || gone {
+		t.Errorf("free wait on a free port, PID %d gone already: ready %v, pid gone %v; want ready", srv.PID(), ready, gone)
+	}
+}
+
+// A server that listens at once but answers 503 for its first second is
+// ready with its first 200, and not before: the 200 was sent when the
+// wait returned. Its address is the socket's own; the path is sent as
+// given.
+func TestWaitHTTPReadyAfterStatus(t *testing.T) {
+	_, port, out := httpServer(t, "PROCTEST_DELAY=1s")
+	ports, ready, gone := wait(t, reclaim.WaitSpec{Ports: []uint16{port}, HTTP: "/health?full=1", Timeout: 30 * time.Second})
+	if !ready || gone || !ports[0].Ready || ports[0].HTTPStatus != 200 || ports[0].HTTPError != "" {
+		t.Fatalf("ready %v, pid gone %v, %+v; want ready on a 200", ready, gone, ports[0])
+	}
+	if want := fmt.Sprintf("http://127.0.0.1:%d/health?full=1", port); ports[0].URL != want {
+		t.Errorf("URL %q, want %q", ports[0].URL, want)
+	}
+	if line := proctest.ReadLine(t, out); line != "200" {
+		t.Errorf("helper printed %q; want the 200 it sent before the wait returned", line)
+	}
+	data, err := json.Marshal(ports[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`"free":false,"url":"http://127.0.0.1:%d/health?full=1","http_status":200}`, port); !strings.HasSuffix(string(data), want) {
+		t.Errorf("JSON %s; want it to end %s", data, want)
+	}
+}
+
+// A server error until the timeout is not ready, and the status is
+// kept; a status below Status is ready at once; a redirect is its own
+// status, not followed.
+func TestWaitHTTPStatus(t *testing.T) {
+	_, port, _ := httpServer(t, "PROCTEST_DELAY=1h", "PROCTEST_EARLY=500")
+	ports, ready, gone := wait(t, reclaim.WaitSpec{Ports: []uint16{port}, HTTP: "/", Timeout: time.Second})
+	if ready || gone || ports[0].Ready || ports[0].HTTPStatus != 500 || len(ports[0].Holders) != 1 {
+		t.Errorf("a server answering 500: ready %v, pid gone %v, %+v; want the timeout, status 500, the holder named", ready, gone, ports[0])
+	}
+	if _, ready, _ = wait(t, reclaim.WaitSpec{Ports: []uint16{port}, HTTP: "/", Status: 501, Timeout: 10 * time.Second}); !ready {
+		t.Errorf("a server answering 500 with Status 501: not ready")
+	}
+	_, redir, _ := httpServer(t, "PROCTEST_REDIRECT=1")
+	ports, ready, _ = wait(t, reclaim.WaitSpec{Ports: []uint16{redir}, HTTP: "/", Status: 300, Timeout: 500 * time.Millisecond})
+	if ready || ports[0].HTTPStatus != http.StatusFound {
+		t.Errorf("a 302 to a 200 with Status 300: ready %v, %+v; want not ready, status 302 (not followed)", ready, ports[0])
+	}
+}
+
+// A server that answers nothing is given a second a try, and the wait
+// says so.
+func TestWaitHTTPNoAnswer(t *testing.T) {
+	_, port, _ := httpServer(t, "PROCTEST_HANG=1")
+	start := time.Now()
+	ports, ready, _ := wait(t, reclaim.WaitSpec{Ports: []uint16{port}, HTTP: "/", Timeout: 1500 * time.Millisecond})
+	if ready || ports[0].HTTPStatus != 0 || !strings.Contains(ports[0].HTTPError, "no answer within 1s") {
+		t.Errorf("a server that answers nothing: ready %v, %+v; want not ready, no answer within 1s", ready, ports[0])
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("took %v; want each try cut at 1s", took)
+	}
+}
+
+// A wildcard listener is asked on the loopback of its family; a UDP
+// socket is never asked, and never ready for HTTP; a port with nothing
+// on it has no GET.
+func TestWaitHTTPAddresses(t *testing.T) {
+	_, any4, _ := httpServer(t, "PROCTEST_AT=tcp4:0.0.0.0:0")
+	ports, ready, _ := wait(t, reclaim.WaitSpec{Ports: []uint16{any4}, HTTP: "/", Timeout: 10 * time.Second})
+	if want := fmt.Sprintf("http://127.0.0.1:%d/", any4); !ready || ports[0].URL != want {
+		t.Errorf("listener on 0.0.0.0: ready %v, %+v; want ready, asked at %s", ready, ports[0], want)
+	}
+	if l, err := net.Listen("tcp6", "[::1]:0"); err == nil {
+		l.Close()
+		_, any6, _ := httpServer(t, "PROCTEST_AT=tcp6:[::]:0")
+		ports, ready, _ := wait(t, reclaim.WaitSpec{Ports: []uint16{any6}, HTTP: "/", Timeout: 10 * time.Second})
+		if want := fmt.Sprintf("http://[::1]:%d/", any6); !ready || ports[0].URL != want {
+			t.Errorf("listener on [::]: ready %v, %+v; want ready, asked at %s", ready, ports[0], want)
+		}
+	}
+	_, udp := listener(t, "udp4")
+	ports, ready, _ = wait(t, reclaim.WaitSpec{Ports: []uint16{udp}, HTTP: "/", Timeout: 300 * time.Millisecond})
+	if ready || ports[0].URL != "" || !strings.Contains(ports[0].HTTPError, "UDP") {
+		t.Errorf("UDP only: ready %v, %+v; want not ready, no GET, UDP named", ready, ports[0])
+	}
+	ports, ready, _ = wait(t, reclaim.WaitSpec{Ports: []uint16{freePort(t, "tcp4")}, HTTP: "/", Timeout: 300 * time.Millisecond})
+	if ready || ports[0].URL != "" || ports[0].HTTPError != "" || !ports[0].Free {
+		t.Errorf("nothing on the port: ready %v, %+v; want not ready, free, no GET", ready, ports[0])
+	}
+}
+
+// With Owned, an HTTP server already on the port is not asked: it is not
+// the server waited for.
+func TestWaitHTTPOwned(t *testing.T) {
+	other, port, _ := httpServer(t)
+	srv := proctest.Start(t, proctest.Wait, proctest.Spec{})
+	ports, ready, gone := wait(t, reclaim.WaitSpec{Ports: []uint16{port}, HTTP: "/", PID: srv.PID(), Owned: true, Timeout: 300 * time.Millisecond})
+	if ready || gone || ports[0].URL != "" || len(ports[0].Holders) != 0 {
+		t.Errorf("owned by %d, another server on the port: ready %v, pid gone %v, %+v; want the timeout, no GET", srv.PID(), ready, gone, ports[0])
+	}
+	if _, ready, _ := wait(t, reclaim.WaitSpec{Ports: []uint16{port}, HTTP: "/", PID: other.PID(), Owned: true, Timeout: 10 * time.Second}); !ready {
+		t.Errorf("owned by the server %d itself: not ready", other.PID())
+	}
+}
+
+// A server that dies while it answers 500 ends an HTTP wait at once.
+func TestWaitHTTPServerDies(t *testing.T) {
+	srv, port, _ := httpServer(t, "PROCTEST_DELAY=1h", "PROCTEST_EARLY=500", "PROCTEST_DIE=500ms")
+	start := time.Now()
+	_, ready, gone := wait(t, reclaim.WaitSpec{Ports: []uint16{port}, HTTP: "/", PID: srv.PID(), Timeout: time.Minute})
+	if ready || !gone {
+		t.Errorf("HTTP wait on %d, which died: ready %v, pid gone %v; want pid gone", srv.PID(), ready, gone)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("took %v; want the exit seen long before the 1m timeout", took)
+	}
+}
+
+// Workers that share their master's socket are holders of one listener:
+// the socket is listed once, each holder once.
+func TestWaitSharedSocketListedOnce(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	master := proctest.Start(t, modeSharedListen, proctest.Spec{Stdout: pw})
+	pw.Close()
+	fields := strings.Fields(proctest.ReadLine(t, pr))
+	if len(fields) != 3 {
+		t.Fatalf("shared-listen printed %q; want the port and two PIDs", fields)
+	}
+	port, _ := strconv.Atoi(fields[0])
+	want := []int{master.PID()}
+	for _, f := range fields[1:] {
+		pid, _ := strconv.Atoi(f)
+		want = append(want, pid)
+	}
+	slices.Sort(want)
+	ports, ready, _ := wait(t, reclaim.WaitSpec{Ports: []uint16{uint16(port)}, Timeout: 10 * time.Second})
+	var got []int
+	for _, h := range ports[0].Holders {
+		got = append(got, h.PID)
+	}
+	slices.Sort(got)
+	if !ready || len(ports[0].Listeners) != 1 || !slices.Equal(got, want) {
+		t.Errorf("a socket shared by %v: ready %v, listeners %v, holders %v; want the one listener, each holder once", want, ready, ports[0].Listeners, got)
+	}
+}
+
 // A spec that cannot be waited for is refused, naming the bad value,
 // before anything is looked at.
 func TestWaitBadSpec(t *testing.T) {
@@ -278,6 +582,14 @@ func TestWaitBadSpec(t *testing.T) {
 		{reclaim.WaitSpec{Ports: []uint16{80}, Owned: true}, "PID"},
 		{reclaim.WaitSpec{Ports: []uint16{80}, Timeout: -time.Second}, "-1s"},
 		{reclaim.WaitSpec{Ports: []uint16{80}, Interval: -time.Millisecond}, "-1ms"},
+		{reclaim.WaitSpec{Ports: []uint16{80}, Free: true, PID: 1, Owned: true}, "Owned"},
+		{reclaim.WaitSpec{Ports: []uint16{80}, Free: true, HTTP: "/"}, `"/"`},
+		{reclaim.WaitSpec{Ports: []uint16{80}, Status: 404}, "404"},
+		{reclaim.WaitSpec{Ports: []uint16{80}, HTTP: "/", Status: 99}, "99"},
+		{reclaim.WaitSpec{Ports: []uint16{80}, HTTP: "/", Status: 1000}, "1000"},
+		{reclaim.WaitSpec{Ports: []uint16{80}, HTTP: "health"}, `"health"`},
+		{reclaim.WaitSpec{Ports: []uint16{80}, HTTP: "/a b"}, `"/a b"`},
+		{reclaim.WaitSpec{Ports: []uint16{80}, HTTP: "/a\r\nHost: x"}, `"/a\r\nHost: x"`},
 	} {
 		ports, ready, gone, err := c.spec.Wait()
 		if err == nil || !strings.Contains(err.Error(), c.want) || ports != nil || ready || gone {

@@ -1,0 +1,189 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/internal/proctest"
+)
+
+// modeConnect connects to 127.0.0.1:PROCTEST_PORT, prints "connected" and
+// holds the connection until stdin closes: a client of the port.
+var modeConnect = proctest.Register("connect", func() {
+	c, err := net.Dial("tcp4", "127.0.0.1:"+os.Getenv("PROCTEST_PORT"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	defer c.Close()
+	fmt.Println("connected")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+})
+
+// startClient connects a client to port and returns it once connected.
+func startClient(t *testing.T, port string) *proctest.Proc {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	p := proctest.Start(t, modeConnect, proctest.Spec{Env: []string{"PROCTEST_PORT=" + port}, Stdout: pw})
+	if line := proctest.ReadLine(t, pr); line != "connected" {
+		t.Fatalf("client: %q", line)
+	}
+	return p
+}
+
+// The stuck port, freed as a user would: a holder tether did not start is
+// named and left (exit 1: the port is still held), shown by a dry run with
+// --foreign (exit 0: it would be freed), then ended with --foreign (exit
+// 0, the port free), while a client connected to the port lives on.
+func TestReclaimForeignPort(t *testing.T) {
+	server, port := startListener(t, nil)
+	client := startClient(t, port)
+
+	r := tether(t, nil, "reclaim", "--port", port)
+	if r.code != 1 || !strings.Contains(r.stdout, strconv.Itoa(server.PID())) || !strings.Contains(r.stdout, "--foreign") ||
+		!strings.Contains(r.stdout, "port "+port+": held by PID "+strconv.Itoa(server.PID())) {
+		t.Errorf("reclaim --port without --foreign: %+v; want exit 1, the holder named and --foreign suggested", r)
+	}
+	wantRunning(t, server, "the foreign holder, without --foreign")
+
+	r = tether(t, nil, "reclaim", "--port", port, "--foreign", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, strconv.Itoa(server.PID())+" (foreign): would be signalled") ||
+		!strings.Contains(r.stdout, fmt.Sprintf("(uid %d, ", os.Getuid())) || !strings.Contains(r.stdout, " old)") {
+		t.Errorf("--dry-run --foreign: %+v; want exit 0 and the holder with its user and age", r)
+	}
+	wantRunning(t, server, "the foreign holder, after a dry run")
+
+	r = tether(t, nil, "reclaim", "--port", port, "--foreign", "--json")
+	var rep struct {
+		Free  *bool `json:"free"`
+		Ports []struct {
+			Free bool `json:"free"`
+		} `json:"ports"`
+		Results []struct {
+			PID     int    `json:"pid"`
+			Outcome string `json:"outcome"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("--json: %v: %q", err, r.stdout)
+	}
+	if r.code != 0 || rep.Free == nil || !*rep.Free || len(rep.Ports) != 1 || !rep.Ports[0].Free ||
+		len(rep.Results) != 1 || rep.Results[0].PID != server.PID() || rep.Results[0].Outcome != "gone" {
+		t.Errorf("--foreign --json: %+v (%s); want exit 0, free, the holder gone", r, r.stdout)
+	}
+	select {
+	case <-server.Done():
+	case <-time.After(10 * time.Second):
+		t.Error("the foreign holder is alive 10s after it was reported gone")
+	}
+	wantRunning(t, client, "the client connected to the port")
+}
+
+// A port with no holder is free: exit 0, whatever else is asked.
+func TestReclaimFreePort(t *testing.T) {
+	port := freePort(t, "tcp")
+	for _, args := range [][]string{
+		{"reclaim", "--port", port},
+		{"reclaim", "--port", port, "--foreign"},
+		{"reclaim", "--port", port, "--foreign", "--dry-run"},
+	} {
+		if r := tether(t, nil, args...); r.code != 0 || !strings.Contains(r.stdout, "port "+port+": free") {
+			t.Errorf("%v: %+v; want exit 0 and the port free", args, r)
+		}
+	}
+	wantUsage(t, tether(t, nil, "reclaim", "--foreign"), "--foreign")
+}
+
+// tether run --port over a holder tether did not start refuses it, names
+// it and the flag that would end it; with --foreign the holder is ended
+// and the command starts.
+func TestRunPortForeign(t *testing.T) {
+	server, port := startListener(t, nil)
+	r := tether(t, nil, "run", "--port", port, "--", "/bin/true")
+	wantUsage(t, r, strconv.Itoa(server.PID()))
+	if !strings.Contains(r.stderr, "--foreign would end it") || !strings.Contains(r.stderr, "nothing was signalled") {
+		t.Errorf("run --port refusal: %q; want the --foreign hint and nothing signalled", r.stderr)
+	}
+	wantRunning(t, server, "the foreign holder, without --foreign")
+	if r := tether(t, nil, "run", "--port", port, "--foreign", "--", "/bin/sh", "-c", "exit 3"); r.code != 3 {
+		t.Errorf("run --port --foreign: %+v; want the command run (exit 3)", r)
+	}
+	select {
+	case <-server.Done():
+	case <-time.After(10 * time.Second):
+		t.Error("the foreign holder is alive 10s after run --foreign started its command")
+	}
+	wantUsage(t, tether(t, nil, "run", "--replace", "--", "/bin/true"), "--port")
+}
+
+// A server left running in another terminal, its tether alive: run
+// --port refuses it and names --replace; with --replace the earlier run
+// is ended through its tether, which exits as its command did (TERM), and
+// the new command starts on the freed port.
+func TestRunPortReplace(t *testing.T) {
+	port := freePort(t, "tcp")
+	earlier := startTether(t, helperEnv(modeServe, "PROCTEST_LISTEN=tcp4:127.0.0.1:"+port), "run", "--name", "srv", "--", os.Args[0])
+	if line := earlier.line(t); line != "listening" {
+		t.Fatalf("earlier run: %q", line)
+	}
+	r := tether(t, nil, "run", "--port", port, "--", "/bin/true")
+	wantUsage(t, r, port)
+	if !strings.Contains(r.stderr, "--replace would end it") {
+		t.Errorf("run --port over a live run: %q; want the --replace hint", r.stderr)
+	}
+	select {
+	case <-earlier.done:
+		t.Fatal("the earlier run ended without --replace")
+	default:
+	}
+	if r := tether(t, nil, "run", "--port", port, "--replace", "--grace", "5s", "--", "/bin/sh", "-c", "exit 4"); r.code != 4 {
+		t.Errorf("run --port --replace: %+v; want the new command run (exit 4)", r)
+	}
+	if code := earlier.wait(t); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("the earlier tether exited %d, want %d (its command ended by TERM)", code, 128+int(syscall.SIGTERM))
+	}
+}
+
+// tether ps --port lists the caller's holders only, as ps does without
+// --port; --any-user shows another user's.
+func TestPSPortWhoseProcesses(t *testing.T) {
+	if os.Getuid() != 0 {
+		proctest.MaySkip(modeListen)
+		t.Skip("needs root to start a holder as uid 65534")
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	bin := proctest.Copy(t, "e2e.test")
+	p := proctest.Start(t, modeListen, proctest.Spec{Path: bin, Stdout: pw,
+		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}})
+	port := proctest.ReadLine(t, pr)
+	pid := strconv.Itoa(p.PID())
+	if r := tether(t, nil, "ps", "--port", port); strings.Contains(r.stdout, pid) {
+		t.Errorf("ps --port %s as root: %q lists another user's holder %s without --any-user", port, r.stdout, pid)
+	}
+	if r := tether(t, nil, "ps", "--port", port, "--any-user"); !strings.Contains(r.stdout, pid) {
+		t.Errorf("ps --port %s --any-user: %q; want holder %s listed", port, r.stdout, pid)
+	}
+	r := tether(t, nil, "reclaim", "--port", port, "--foreign")
+	if r.code != 1 || !strings.Contains(r.stdout, "another user's (uid 65534)") {
+		t.Errorf("reclaim --foreign as root without --any-user: %+v; want exit 1, the holder left as another user's", r)
+	}
+	wantRunning(t, p, "another user's holder")
+}

@@ -1,0 +1,245 @@
+package reclaim_test
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/reclaim"
+)
+
+// modeConnect connects to 127.0.0.1:PROCTEST_PORT, prints "connected" and
+// holds the connection until stdin closes: a client of the port, which a
+// reclaim of the port must never take for a holder.
+var modeConnect = proctest.Register("connect", func() {
+	c, err := net.Dial("tcp4", "127.0.0.1:"+os.Getenv("PROCTEST_PORT"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	defer c.Close()
+	fmt.Println("connected")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+})
+
+// modeWorkers listens on a loopback TCP port and starts PROCTEST_WORKERS
+// children that hold the same listening socket, as a pre-forking server
+// (nginx, gunicorn) does; it prints the port once they run, then waits.
+var modeWorkers = proctest.Starts(proctest.Register("workers", func() {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	f, err := l.(*net.TCPListener).File()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	n, _ := strconv.Atoi(os.Getenv("PROCTEST_WORKERS"))
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), proctest.ModeVar+"="+proctest.Wait)
+		cmd.ExtraFiles = []*os.File{f}
+		cmd.Stdin = os.Stdin
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	}
+	fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}), proctest.Wait)
+
+// startReading starts a helper and returns it with the first line it
+// prints.
+func startReading(t *testing.T, mode string, spec proctest.Spec) (*proctest.Proc, string) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	spec.Stdout = pw
+	p := proctest.Start(t, mode, spec)
+	return p, proctest.ReadLine(t, pr)
+}
+
+func portOf(t *testing.T, s string) uint16 {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 || n > 65535 {
+		t.Fatalf("helper printed %q, want a port", s)
+	}
+	return uint16(n)
+}
+
+// A holder tether did not start is named and left without Foreign, and
+// ended with it; a client connected to the port survives either way.
+func TestForeignHolder(t *testing.T) {
+	server, p := startReading(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4"}})
+	port := portOf(t, p)
+	client, line := startReading(t, modeConnect, proctest.Spec{Env: []string{"PROCTEST_PORT=" + p}})
+	if line != "connected" {
+		t.Fatalf("client: %q", line)
+	}
+	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].PID != server.PID() || sum.Results[0].Outcome != reclaim.Skipped ||
+		!strings.Contains(sum.Results[0].Why, "--foreign") || len(sum.Ports) != 1 || len(sum.Ports[0].Left) != 1 {
+		t.Fatalf("without Foreign: %+v; want the server named, left, and the port held", sum)
+	}
+	if !alive(server) {
+		t.Fatal("the server was signalled without Foreign")
+	}
+	dry, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{DryRun: true})
+	if err != nil || !dry.PortsFree() || len(dry.Results) != 1 || dry.Results[0].Outcome != reclaim.WouldSignal {
+		t.Fatalf("dry run with Foreign: %v %+v; want the server to be signalled, the port to be freed", err, dry)
+	}
+	sum, err = reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
+	if err != nil || !sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Gone {
+		t.Fatalf("with Foreign: %v %+v; want the server gone, the port free", err, sum)
+	}
+	if alive(server) {
+		t.Error("the server is alive")
+	}
+	if !alive(client) {
+		t.Error("the client connected to the port was ended")
+	}
+}
+
+// Every process holding the socket goes: a server's forked workers share
+// its listening socket, and the port is free only once all are gone.
+func TestForeignHolderWithWorkers(t *testing.T) {
+	_, p := startReading(t, modeWorkers, proctest.Spec{Env: []string{"PROCTEST_WORKERS=3"}})
+	port := portOf(t, p)
+	hs, err := reclaim.Holders([]uint16{port})
+	pids := map[int]bool{}
+	for _, h := range hs {
+		pids[h.PID] = true
+	}
+	if err != nil || len(pids) != 4 {
+		t.Fatalf("holders: %v %+v; want the server and 3 workers", err, hs)
+	}
+	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
+	if err != nil || !sum.PortsFree() || len(sum.Results) != 4 {
+		t.Fatalf("%v %+v; want 4 holders ended and the port free", err, sum)
+	}
+	for _, r := range sum.Results {
+		if r.Outcome != reclaim.Gone {
+			t.Errorf("holder %d: %s %s", r.PID, r.Outcome, r.Why)
+		}
+	}
+}
+
+// A server that wrote its title over its environment (Perl's $0) is
+// unverifiable as tethered or not; by its socket, Foreign ends it.
+func TestForeignRenamedHolder(t *testing.T) {
+	perl, err := exec.LookPath("perl")
+	if err != nil {
+		proctest.MaySkip(proctest.Wait)
+		t.Skip("no perl")
+	}
+	cmd := exec.Command(perl, "-MIO::Socket::INET", "-e",
+		`my $s = IO::Socket::INET->new(Listen => 5, LocalAddr => "127.0.0.1", LocalPort => 0) or die; $0 = "srv: master"; $| = 1; print $s->sockport, "\n"; sleep 120`)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LONG_ENOUGH_TO_BE_WRITTEN_OVER=" + strings.Repeat("x", 64)}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	port := portOf(t, proctest.ReadLine(t, out))
+	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
+	if err != nil || !sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Gone {
+		t.Fatalf("%v %+v; want the renamed server gone", err, sum)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the renamed server is alive 10s after it was reported gone")
+	}
+}
+
+// Another user's holder is left to root with AnyUser: without it, even
+// root leaves it, and says whose it is.
+func TestForeignHolderOfAnotherUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		proctest.MaySkip(modeListen)
+		t.Skip("needs root to start a holder as uid 65534")
+	}
+	server, p := startReading(t, modeListen, proctest.Spec{
+		Path:        proctest.Copy(t, "reclaim.test"),
+		Env:         []string{"PROCTEST_LISTEN=tcp4"},
+		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}},
+	})
+	port := portOf(t, p)
+	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: time.Second})
+	if err != nil || sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Skipped ||
+		!strings.Contains(sum.Results[0].Why, "another user's (uid 65534)") {
+		t.Fatalf("without AnyUser: %v %+v; want the holder left as another user's", err, sum)
+	}
+	if !alive(server) {
+		t.Fatal("another user's holder was signalled")
+	}
+	sum, err = reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second})
+	if err != nil || !sum.PortsFree() {
+		t.Fatalf("as root with AnyUser: %v %+v; want the port free", err, sum)
+	}
+}
+
+// A holder found, then gone, its PID taken by a new process before the
+// signal: the new process holds no socket of the port and has another
+// start time (and pidfs inode), and is not signalled.
+func TestForeignHolderRecycledPID(t *testing.T) {
+	if os.Getuid() != 0 {
+		proctest.MaySkip(modeListen)
+		t.Skip("needs root to write /proc/sys/kernel/ns_last_pid")
+	}
+	for attempt := 0; attempt < 20; attempt++ {
+		old, p := startReading(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4"}})
+		port := portOf(t, p)
+		f := reclaim.Filter{Ports: []uint16{port}, Foreign: true}
+		found, err := reclaim.Find(f)
+		if err != nil || len(found) != 1 || found[0].PID != old.PID() {
+			t.Fatalf("Find: %v %+v", err, found)
+		}
+		pid := old.PID()
+		if err := old.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(pid-1)), 0); err != nil {
+			t.Skipf("cannot set ns_last_pid: %v", err)
+		}
+		reused := proctest.Start(t, proctest.Wait, proctest.Spec{})
+		if reused.PID() != pid {
+			_ = reused.Stop()
+			continue
+		}
+		rs := reclaim.Terminate(found, f, reclaim.Action{Grace: time.Second})
+		if len(rs) != 1 || rs[0].Outcome != reclaim.Changed || len(rs[0].Signals) != 0 {
+			t.Fatalf("%+v; want the recycled PID reported changed, no signal sent", rs)
+		}
+		if !alive(reused) {
+			t.Fatal("the process that took the holder's PID was signalled")
+		}
+		t.Logf("PID %d recycled on attempt %d: %s", pid, attempt+1, rs[0].Why)
+		return
+	}
+	t.Skip("could not get the PID recycled in 20 attempts")
+}
