@@ -110,13 +110,18 @@ func graceStatus(c *cli.Context) (show func(alive int, untilKill time.Duration),
 	if !isatty.IsTerminal(os.Stderr.Fd()) {
 		return nil, func() {}
 	}
-	w, shown := c.App.ErrWriter, false
+	w, last := c.App.ErrWriter, ""
 	show = func(alive int, untilKill time.Duration) {
-		fmt.Fprintf(w, "\r\033[Ktether: waiting for %d process(es) to exit; KILL in %.1fs", alive, untilKill.Seconds())
-		shown = true
+		// Written again only when it reads differently: the escalation
+		// looks often, the line changes every tenth of a second at most.
+		line := fmt.Sprintf("tether: waiting for %d process(es) to exit; KILL in %.1fs", alive, untilKill.Seconds())
+		if line != last {
+			fmt.Fprint(w, "\r\033[K"+line)
+			last = line
+		}
 	}
 	done = func() {
-		if shown {
+		if last != "" {
 			fmt.Fprint(w, "\r\033[K")
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -186,4 +188,85 @@ func TestPSPortWhoseProcesses(t *testing.T) {
 		t.Errorf("reclaim --foreign as root without --any-user: %+v; want exit 1, the holder left as another user's", r)
 	}
 	wantRunning(t, p, "another user's holder")
+}
+
+// modeListenDeaf listens on a loopback TCP port, ignores TERM, prints the
+// port and blocks until stdin closes: a holder that lasts its grace.
+var modeListenDeaf = proctest.Register("listen-deaf", func() {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	signal.Ignore(syscall.SIGTERM)
+	fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+})
+
+// A reclaim that waits through its grace says so on a terminal, in one
+// line written over in place and erased at the end; off a terminal it
+// says nothing of it.
+func TestReclaimGraceStatusLine(t *testing.T) {
+	for _, onTTY := range []bool{true, false} {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := proctest.Start(t, modeListenDeaf, proctest.Spec{Stdout: pw})
+		port := proctest.ReadLine(t, pr)
+		pr.Close()
+		pw.Close()
+		cmd := exec.Command(tetherBin, "reclaim", "--port", port, "--foreign", "--grace", "1500ms")
+		cmd.Env = proctest.CleanEnv()
+		var stderr strings.Builder
+		var master, slave *os.File
+		var tty chan []byte
+		if onTTY {
+			master, slave = proctest.OpenPTY(t)
+			cmd.Stderr = slave
+			// Read as it comes: a terminal's buffer is small, and a
+			// writer on a full one waits.
+			tty = make(chan []byte, 1)
+			go func() {
+				var all []byte
+				buf := make([]byte, 4096)
+				for {
+					n, err := master.Read(buf)
+					all = append(all, buf[:n]...)
+					if err != nil {
+						tty <- all
+						return
+					}
+				}
+			}()
+		} else {
+			cmd.Stderr = &stderr
+		}
+		out, err := cmd.Output()
+		if slave != nil {
+			slave.Close() // the master reads to its end (EIO) once tether has exited
+		}
+		if err != nil {
+			t.Fatalf("reclaim --foreign (terminal %v): %v: %s", onTTY, err, out)
+		}
+		if onTTY {
+			var got string
+			select {
+			case b := <-tty:
+				got = string(b)
+			case <-time.After(10 * time.Second):
+				t.Fatal("the terminal's output did not end 10s after tether exited")
+			}
+			if !strings.Contains(got, "waiting for 1 process(es) to exit; KILL in") || !strings.HasSuffix(got, "\r\x1b[K") || len(got) > 4096 {
+				t.Errorf("stderr on a terminal: %q; want the status line, a few times at most, erased at the end", got)
+			}
+		} else if stderr.Len() != 0 {
+			t.Errorf("stderr off a terminal: %q; want nothing", stderr.String())
+		}
+		select {
+		case <-p.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("the holder that ignores TERM is alive 10s after the reclaim")
+		}
+	}
 }
