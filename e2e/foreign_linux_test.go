@@ -270,3 +270,91 @@ func TestReclaimGraceStatusLine(t *testing.T) {
 		}
 	}
 }
+
+// modeWorkers listens on a loopback TCP port and starts PROCTEST_WORKERS
+// children that hold the same listening socket, as a pre-forking server
+// does; it prints the port once they run, then waits.
+var modeWorkers = proctest.Starts(proctest.Register("workers", func() {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	f, err := l.(*net.TCPListener).File()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	n, _ := strconv.Atoi(os.Getenv("PROCTEST_WORKERS"))
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), proctest.ModeVar+"="+proctest.Wait)
+		cmd.ExtraFiles = []*os.File{f}
+		cmd.Stdin = os.Stdin
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	}
+	fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}), proctest.Wait)
+
+// The holders users meet, freed through the built binary: a server that
+// wrote its title over its environment (Perl's $0), which tether cannot
+// verify, and one whose forked workers share its listening socket.
+func TestReclaimForeignRenamedAndWorkers(t *testing.T) {
+	t.Run("workers", func(t *testing.T) {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pr.Close()
+		defer pw.Close()
+		p := proctest.Start(t, modeWorkers, proctest.Spec{Env: []string{"PROCTEST_WORKERS=3"}, Stdout: pw})
+		port := proctest.ReadLine(t, pr)
+		r := tether(t, nil, "reclaim", "--port", port, "--foreign")
+		if r.code != 0 || strings.Count(r.stdout, ": TERM: gone") != 4 || !strings.Contains(r.stdout, "port "+port+": free") {
+			t.Errorf("reclaim --foreign over a server and 3 workers: %+v; want 4 gone and the port free", r)
+		}
+		select {
+		case <-p.Done():
+		case <-time.After(10 * time.Second):
+			t.Error("the server is alive 10s after the reclaim")
+		}
+	})
+	t.Run("renamed", func(t *testing.T) {
+		perl, err := exec.LookPath("perl")
+		if err != nil {
+			t.Skip("no perl")
+		}
+		cmd := exec.Command(perl, "-MIO::Socket::INET", "-e",
+			`my $s = IO::Socket::INET->new(Listen => 5, LocalAddr => "127.0.0.1", LocalPort => 0) or die; $0 = "srv: master"; $| = 1; print $s->sockport, "\n"; sleep 120`)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "LONG_ENOUGH_TO_BE_WRITTEN_OVER=" + strings.Repeat("x", 64)}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+		port := proctest.ReadLine(t, out)
+		pid := strconv.Itoa(cmd.Process.Pid)
+		r := tether(t, nil, "reclaim", "--port", port)
+		if r.code != 1 || !strings.Contains(r.stdout, pid+" (unverifiable)") || !strings.Contains(r.stdout, "--foreign") {
+			t.Errorf("reclaim --port over a renamed server: %+v; want exit 1, it named unverifiable, --foreign suggested", r)
+		}
+		r = tether(t, nil, "reclaim", "--port", port, "--foreign")
+		if r.code != 0 || !strings.Contains(r.stdout, pid+" (unverifiable): TERM: gone") {
+			t.Errorf("reclaim --port --foreign over a renamed server: %+v; want it gone, exit 0", r)
+		}
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the renamed server is alive 10s after the reclaim")
+		}
+	})
+}
