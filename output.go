@@ -30,7 +30,9 @@ func writeJSON(w io.Writer, v any) error {
 // characters are escaped so that a hostile name cannot rewrite the
 // terminal.
 func commandLine(r probe.Report) string {
-	s := strings.Join(r.Command, " ")
+	// A process that set its title (nginx, setproctitle) pads it with
+	// spaces to the length of the area it wrote over.
+	s := strings.TrimRight(strings.Join(r.Command, " "), " ")
 	if s == "" && r.Comm != "" {
 		s = "[" + r.Comm + "]"
 	}

@@ -358,3 +358,87 @@ func TestReclaimForeignRenamedAndWorkers(t *testing.T) {
 		}
 	})
 }
+
+// A real server that renames itself and forks workers as another user:
+// nginx as root, its workers as nobody. Without --foreign it is named and
+// left (reclaim exit 1, run refused); run --port --foreign ends the master
+// (the workers, another user's, are left to it), finds the port free,
+// and starts the command, as reclaim --port --foreign would decide.
+func TestForeignNginx(t *testing.T) {
+	nginx, err := exec.LookPath("nginx")
+	if err != nil {
+		nginx = "/usr/sbin/nginx"
+		if _, err := os.Stat(nginx); err != nil {
+			t.Skip("no nginx (Debian's nginx-light)")
+		}
+	}
+	if os.Getuid() != 0 {
+		t.Skip("needs root: nginx's master starts its workers as nobody")
+	}
+	dir := t.TempDir()
+	port := freePort(t, "tcp")
+	conf := fmt.Sprintf(`daemon off;
+master_process on;
+worker_processes 2;
+user nobody nogroup;
+pid %[1]s/nginx.pid;
+error_log stderr;
+events { worker_connections 64; }
+http {
+	access_log off;
+	client_body_temp_path %[1]s/body;
+	proxy_temp_path %[1]s/proxy;
+	fastcgi_temp_path %[1]s/fastcgi;
+	uwsgi_temp_path %[1]s/uwsgi;
+	scgi_temp_path %[1]s/scgi;
+	server { listen 127.0.0.1:%[2]s; location / { return 200 "ok\n"; } }
+}
+`, dir, port)
+	if err := os.WriteFile(dir+"/nginx.conf", []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(nginx, "-p", dir, "-c", dir+"/nginx.conf")
+	cmd.Env = proctest.CleanEnv()
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Kill() // the master; its workers follow it
+			<-done
+		}
+	})
+	if r := tether(t, nil, "wait", "--port", port, "--timeout", "10s"); r.code != 0 {
+		t.Fatalf("nginx does not listen on %s: %+v (nginx: %s)", port, r, errOut.String())
+	}
+	master := strconv.Itoa(cmd.Process.Pid)
+	r := tether(t, nil, "reclaim", "--port", port)
+	if r.code != 1 || !strings.Contains(r.stdout, master+" (unverifiable)") || strings.Count(r.stdout, "(uid 65534, ") != 2 {
+		t.Errorf("reclaim --port over nginx: %+v; want exit 1, the master and 2 workers named", r)
+	}
+	r = tether(t, nil, "run", "--port", port, "--", "/bin/true")
+	wantUsage(t, r, master)
+	if !strings.Contains(r.stderr, "--foreign would end it") {
+		t.Errorf("run --port over nginx: %q; want the --foreign hint", r.stderr)
+	}
+	if r := tether(t, nil, "run", "--port", port, "--foreign", "--", "/bin/sh", "-c", "exit 5"); r.code != 5 {
+		t.Errorf("run --port --foreign over nginx: %+v; want the command run (exit 5)", r)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("nginx's master is alive 10s after run --foreign")
+	}
+	if r := tether(t, nil, "wait", "--port", port, "--free", "--timeout", "10s"); r.code != 0 {
+		t.Errorf("the port after nginx's end: %+v; want it free", r)
+	}
+}
