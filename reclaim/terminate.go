@@ -152,73 +152,92 @@ func openSupervisor(p Process) (*proc.Handle, int) {
 // terminate is the one escalation of tether over the whole set: Signal
 // to each, Grace, then SIGKILL, all waited on from this one thread.
 func terminate(set []*target, act Action) {
-	byPID := map[int]*target{}
+	e := &escalation{set: set, act: act, byPID: map[int]*target{}, viaSent: map[int]bool{}, killAt: time.Now().Add(act.Grace)}
 	for _, t := range set {
-		byPID[t.r.PID] = t
+		e.byPID[t.r.PID] = t
 		defer t.h.Close()
 		if t.via != nil {
 			defer t.via.Close()
 		}
 	}
-	killAt := time.Now().Add(act.Grace)
-	// A supervisor of several holders (forked workers) is signalled once.
-	viaSent := map[int]bool{}
-	live := func() []*target {
-		var out []*target
-		for _, t := range set {
-			if !t.exited && t.sendErr == nil {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
-	wait := func(deadline time.Time) {
-		ts := live()
-		if act.Progress != nil && len(ts) > 0 && time.Now().Before(killAt) {
-			act.Progress(len(ts), time.Until(killAt))
-			// Short waits, so that the time left is told as it runs.
-			deadline = minTime(deadline, time.Now().Add(200*time.Millisecond))
-		}
-		hs := make([]*proc.Handle, len(ts))
-		for i, t := range ts {
-			hs[i] = t.h
-		}
-		for i, done := range proc.Exited(hs, deadline) {
-			ts[i].exited = ts[i].exited || done
-		}
-	}
 	ended := proc.Escalation{
 		Signal: act.Signal,
 		Grace:  act.Grace,
-		List: func() ([]proc.Member, bool) {
-			wait(time.Now())
-			var ms []proc.Member
-			for _, t := range live() {
-				ms = append(ms, proc.Member{PID: t.r.PID, StartTime: t.r.StartTime})
-			}
-			return ms, false
-		},
-		Send: func(m proc.Member, sig syscall.Signal) error {
-			t := byPID[m.PID]
-			if t.via != nil && sig != syscall.SIGKILL {
-				return sendVia(t, sig, viaSent)
-			}
-			err := t.h.Signal(sig)
-			switch {
-			case err == nil:
-				t.r.Signals = append(t.r.Signals, proc.SignalName(sig))
-			case !errors.Is(err, proc.ErrGone):
-				t.sendErr = err
-			}
-			return err
-		},
-		Wait: wait,
-		What: "reclaim",
+		List:   e.list,
+		Send:   e.send,
+		Wait:   e.wait,
+		What:   "reclaim",
 	}.Run()
 	for _, t := range set {
 		t.r.Outcome, t.r.Why = outcomeOf(t, ended)
 		trace.Printf("reclaim: %d %s %s", t.r.PID, t.r.Outcome, t.r.Why)
 	}
+}
+
+// escalation is the state of one terminate: the set on its way out.
+type escalation struct {
+	set    []*target
+	act    Action
+	byPID  map[int]*target
+	killAt time.Time
+	// viaSent are the supervisors signalled already: one of several
+	// holders (forked workers) is signalled once.
+	viaSent map[int]bool
+}
+
+// live are the targets not yet seen to exit, and not failed.
+func (e *escalation) live() []*target {
+	var out []*target
+	for _, t := range e.set {
+		if !t.exited && t.sendErr == nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// wait waits until a live target exits or the deadline passes, telling
+// the progress meanwhile when asked to.
+func (e *escalation) wait(deadline time.Time) {
+	ts := e.live()
+	if e.act.Progress != nil && len(ts) > 0 && time.Now().Before(e.killAt) {
+		e.act.Progress(len(ts), time.Until(e.killAt))
+		// Short waits, so that the time left is told as it runs.
+		deadline = minTime(deadline, time.Now().Add(200*time.Millisecond))
+	}
+	hs := make([]*proc.Handle, len(ts))
+	for i, t := range ts {
+		hs[i] = t.h
+	}
+	for i, done := range proc.Exited(hs, deadline) {
+		ts[i].exited = ts[i].exited || done
+	}
+}
+
+func (e *escalation) list() ([]proc.Member, bool) {
+	e.wait(time.Now())
+	var ms []proc.Member
+	for _, t := range e.live() {
+		ms = append(ms, proc.Member{PID: t.r.PID, StartTime: t.r.StartTime})
+	}
+	return ms, false
+}
+
+// send signals one target through its handle, or, with a supervisor to
+// go through, its supervisor (all but SIGKILL).
+func (e *escalation) send(m proc.Member, sig syscall.Signal) error {
+	t := e.byPID[m.PID]
+	if t.via != nil && sig != syscall.SIGKILL {
+		return sendVia(t, sig, e.viaSent)
+	}
+	err := t.h.Signal(sig)
+	switch {
+	case err == nil:
+		t.r.Signals = append(t.r.Signals, proc.SignalName(sig))
+	case !errors.Is(err, proc.ErrGone):
+		t.sendErr = err
+	}
+	return err
 }
 
 // sendVia sends sig to t's supervisor, once for all the processes it

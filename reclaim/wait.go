@@ -459,52 +459,59 @@ func (s WaitSpec) describe(st *waitState) ([]Readiness, error) {
 	if s.Owned {
 		owners = s.owners()
 	}
-	seen := map[uint64]bool{}
 	out := make([]Readiness, len(s.Ports))
 	for i, port := range s.Ports {
-		r := &out[i]
-		r.Port = port
-		for _, p := range procs {
-			for _, l := range p.Ports {
-				if l.Port != port {
-					continue
-				}
-				// A socket in sight, held by the tree or not, is not hidden.
-				seen[l.Inode] = true
-				if owners != nil && !slices.Contains(owners, p.PID) {
-					continue
-				}
-				if !slices.ContainsFunc(r.Listeners, func(m Listener) bool { return m.Inode == l.Inode }) {
-					r.Listeners = append(r.Listeners, l)
-				}
-				if !slices.ContainsFunc(r.Holders, func(q Process) bool { return q.PID == p.PID }) {
-					r.Holders = append(r.Holders, p)
-				}
-			}
-		}
-		slices.SortStableFunc(r.Listeners, func(a, b Listener) int {
-			return cmp.Or(strings.Compare(a.Proto, b.Proto), a.Addr.Compare(b.Addr))
-		})
-		r.Free = true
-		for ino, l := range ls {
+		out[i] = s.readinessOf(port, procs, owners, ls, st)
+	}
+	return out, nil
+}
+
+// readinessOf is describe for one port: its listeners and holders in
+// sight, each once, the owners of sockets on it out of sight, and
+// whether it is ready as the wait asked.
+func (s WaitSpec) readinessOf(port uint16, procs []Process, owners []int, ls map[uint64]Listener, st *waitState) Readiness {
+	seen := map[uint64]bool{}
+	r := Readiness{Port: port}
+	for _, p := range procs {
+		for _, l := range p.Ports {
 			if l.Port != port {
 				continue
 			}
-			r.Free = false
-			if !seen[ino] && !slices.Contains(r.HiddenOwners, l.UID) {
-				r.HiddenOwners = append(r.HiddenOwners, l.UID)
+			// A socket in sight, held by the tree or not, is not hidden.
+			seen[l.Inode] = true
+			if owners != nil && !slices.Contains(owners, p.PID) {
+				continue
+			}
+			if !slices.ContainsFunc(r.Listeners, func(m Listener) bool { return m.Inode == l.Inode }) {
+				r.Listeners = append(r.Listeners, l)
+			}
+			if !slices.ContainsFunc(r.Holders, func(q Process) bool { return q.PID == p.PID }) {
+				r.Holders = append(r.Holders, p)
 			}
 		}
-		slices.Sort(r.HiddenOwners)
-		switch {
-		case s.Free, s.HTTP != "":
-			r.Ready = st.ok[port]
-		default:
-			r.Ready = len(r.Listeners) > 0
+	}
+	slices.SortStableFunc(r.Listeners, func(a, b Listener) int {
+		return cmp.Or(strings.Compare(a.Proto, b.Proto), a.Addr.Compare(b.Addr))
+	})
+	r.Free = true
+	for ino, l := range ls {
+		if l.Port != port {
+			continue
 		}
-		if a, ok := st.tries[port]; ok {
-			r.URL, r.HTTPStatus, r.HTTPError = a.url, a.status, a.err
+		r.Free = false
+		if !seen[ino] && !slices.Contains(r.HiddenOwners, l.UID) {
+			r.HiddenOwners = append(r.HiddenOwners, l.UID)
 		}
 	}
-	return out, nil
+	slices.Sort(r.HiddenOwners)
+	switch {
+	case s.Free, s.HTTP != "":
+		r.Ready = st.ok[port]
+	default:
+		r.Ready = len(r.Listeners) > 0
+	}
+	if a, ok := st.tries[port]; ok {
+		r.URL, r.HTTPStatus, r.HTTPError = a.url, a.status, a.err
+	}
+	return r
 }
