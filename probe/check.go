@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -145,7 +146,23 @@ func checkOnce(pid int, opts Query) (r Report, o outcome) {
 	}
 
 	judge(&r, env, p, opts)
+	r.Command = unpadded(r.Command)
 	return r, settled
+}
+
+// unpadded is a command line without the padding a process that set its
+// title leaves after it (nginx, setproctitle write the title over the
+// whole area and fill the rest with NULs or spaces): empty arguments at
+// the end, spaces at the end of the last. It is taken once the verdict
+// is made, which reads the area as it is.
+func unpadded(args []string) []string {
+	for len(args) > 0 && strings.TrimRight(args[len(args)-1], " ") == "" {
+		args = args[:len(args)-1]
+	}
+	if n := len(args); n > 0 {
+		args[n-1] = strings.TrimRight(args[n-1], " ")
+	}
+	return args
 }
 
 // judge gives r its verdict from the environment read back: tethered
