@@ -156,6 +156,9 @@ func outcomeText(r reclaim.Result) string {
 	case reclaim.Skipped:
 		return "skipped, " + r.Why
 	case reclaim.WouldSignal:
+		if !r.Tethered {
+			return "would be signalled" // the name in front says what it is
+		}
 		return "would be signalled (" + string(r.Verdict) + ")"
 	case reclaim.Gone:
 		return strings.Join(r.Signals, ", then ") + ": gone"

@@ -12,6 +12,8 @@ bash bench/ports.sh 500 1000 2000 4000
 echo
 bash bench/wait.sh 2000
 echo
+bash bench/free.sh
+echo
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -tags urfave_cli_no_docs -o "$work/tether" .

@@ -4,17 +4,24 @@
 # run of this script. Installs the peers with apt-get (and kill-port with
 # npm, when npm is there). Signals only processes it started: each test
 # command writes its own PID to a file, and nothing is looked up by name.
+# The port tools, which kill whatever their look-up names, are run in a PID
+# namespace of their own when the script is root: they cannot see, so
+# cannot signal, any process but the script's.
 set -uo pipefail
+self=$(realpath "$0")
 cd "$(dirname "$0")/.."
+# Set in that namespace, where this script runs again for the port tools
+# alone: the outer run's work directory, which holds the builds.
+inner=${COMPARE_INNER:-}
 
 need=()
 for tool in tini dumb-init; do command -v "$tool" >/dev/null || need+=("$tool"); done
 command -v fuser >/dev/null || need+=(psmisc)
 command -v lsof >/dev/null || need+=(lsof)
-if [ ${#need[@]} -gt 0 ]; then
+if [ ${#need[@]} -gt 0 ] && [ -z "$inner" ]; then
 	apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-work=$(mktemp -d)
+work=${inner:-$(mktemp -d)}
 # Each process the script started, by PID and start time: at the end only
 # those still alive with the same start time are killed, so that a PID
 # recycled meanwhile by someone else's process is never signalled.
@@ -29,14 +36,16 @@ end_own() {
 }
 cleanup() {
 	end_own "${!started[@]}"
-	rm -rf "$work"
+	[ -n "$inner" ] || rm -rf "$work"
 }
 trap cleanup EXIT
-go build -tags urfave_cli_no_docs -o "$work/tether" . || exit 1
-go build -o "$work/listener" ./bench/listener || exit 1
-kill_port=
-if command -v npm >/dev/null && (cd "$work" && npm install --silent kill-port@2.0.1 >/dev/null 2>&1); then
-	kill_port="$work/node_modules/.bin/kill-port"
+kill_port=${COMPARE_KILL_PORT:-}
+if [ -z "$inner" ]; then
+	go build -tags urfave_cli_no_docs -o "$work/tether" . || exit 1
+	go build -o "$work/listener" ./bench/listener || exit 1
+	if command -v npm >/dev/null && (cd "$work" && npm install --silent kill-port@2.0.1 >/dev/null 2>&1); then
+		kill_port="$work/node_modules/.bin/kill-port"
+	fi
 fi
 tether=$work/tether
 
@@ -86,6 +95,7 @@ command_exits() {
 	verdict "$g"
 }
 
+if [ -z "$inner" ]; then
 declare -A name=(
 	[t]="tether run" [ti]="tini -s" [tip]="tini -s -p SIGTERM" [d]="dumb-init" [s]="setpriv --pdeathsig TERM"
 )
@@ -110,6 +120,13 @@ printf '| it is killed with SIGKILL: the command |'; for k in "${order[@]}"; do 
 printf '| it is killed with SIGKILL: a setsid grandchild |'; for k in "${order[@]}"; do printf ' %s |' "${r3[$k]}"; done; echo
 printf '| the command exits: its setsid grandchild |'; for k in "${order[@]}"; do printf ' %s |' "${r4[$k]}"; done; echo
 echo
+fi
+
+# The port tools in a PID namespace of their own, when it can be had.
+if [ -z "$inner" ] && [ "$(id -u)" = 0 ] && unshare --pid --fork --mount-proc true 2>/dev/null; then
+	COMPARE_INNER=$work COMPARE_KILL_PORT=$kill_port unshare --pid --fork --mount-proc bash "$self"
+	exit
+fi
 
 # Port tools, each run against a server it is to free the port of, and
 # against the processes around it that it should leave: a client connected
@@ -175,6 +192,16 @@ client() {
 }
 # As typed at a prompt: sh, not this script's pipefail; xargs without -r.
 lsof_kill() { sh -c "lsof -ti :$1 | xargs kill"; }
+# freeport: a port below the ephemeral range that no socket uses, at
+# either end: the one each server is started on.
+freeport() {
+	local low p
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+	while :; do
+		p=$((20000 + RANDOM % (low - 20000)))
+		[ -z "$(ss -Htuan "( sport = :$p or dport = :$p )")" ] && { echo "$p"; return; }
+	done
+}
 declare -A ptool=(
 	[t]="$tether reclaim --grace 2s --port" [tf]="$tether reclaim --grace 2s --foreign --port"
 	[f]="fuser -k -n tcp" [l]="lsof_kill" [k]="$kill_port"
@@ -214,18 +241,18 @@ for k in "${porder[@]}"; do
 		continue
 	fi
 	for kind in stale foreign renamed deaf; do
-		port=$((20000 + RANDOM % 20000))
+		port=$(freeport)
 		pid=$(serve "$kind" "$port"); own "$pid"
 		tool "$k" "$port" "$pid"
 		if [ "$(gone "$pid")" = 1 ]; then res="killed$how"; else res="left alone$how"; end_own "$pid"; fi
 		case $kind in stale) p1[$k]=$res ;; foreign) p2[$k]=$res ;; renamed) p5[$k]=$res ;; deaf) p7[$k]=$res ;; esac
 	done
 	# Nothing on the port: does the exit status say that it is free?
-	port=$((20000 + RANDOM % 20000))
+	port=$(freeport)
 	tool "$k" "$port" 0
 	p8[$k]="exit $rc"
 	# A foreign server and a client connected to it.
-	port=$((20000 + RANDOM % 20000))
+	port=$(freeport)
 	pid=$(serve foreign "$port"); own "$pid"
 	cl=$(client "$port"); own "$cl"
 	tool "$k" "$port" "$pid"
@@ -234,7 +261,7 @@ for k in "${porder[@]}"; do
 	if [ "$s $c" = "server left alone client left alone" ]; then p3[$k]="both left alone$how"; else p3[$k]="$s, $c$how"; fi
 	end_own "$pid" "$cl"
 	# A server and two forked workers sharing its socket.
-	port=$((20000 + RANDOM % 20000))
+	port=$(freeport)
 	read -r -a ws <<<"$(serve workers "$port")"; own "${ws[@]}"
 	tool "$k" "$port" "${ws[0]}"
 	n=$(gone "${ws[@]}")
@@ -327,7 +354,7 @@ recycled() {
 	local res
 	for _ in 1 2 3; do
 		res=$(tether=$tether listener=$work/listener kill_port=$kill_port \
-			unshare --pid --fork --mount-proc bash "$work/recycle.sh" "$1" $((20000 + RANDOM % 20000)) "$2" "$work" 2>>"$work/log")
+			unshare --pid --fork --mount-proc bash "$work/recycle.sh" "$1" "$(freeport)" "$2" "$work" 2>>"$work/log")
 		case $res in "not staged"*) echo "$1 at $2: $res" >>"$work/log" ;; *) break ;; esac
 	done
 	echo "$res"

@@ -15,8 +15,14 @@ need_tools="hyperfine:hyperfine ss:iproute2 fuser:psmisc"
 # shellcheck source=bench/lib-ports.sh
 . bench/lib-ports.sh
 # The port of the listeners that each run ends (lib-ports.sh's tethered
-# listener holds $port).
-fport=$((port + 1))
+# listener holds $port): below the ephemeral range and used by no socket
+# at either end, since fuser -k -n tcp P kills a client whose local port
+# is P as well.
+read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+while :; do
+	fport=$((20000 + RANDOM % (low - 20000)))
+	[ "$fport" != "$port" ] && [ -z "$(ss -Htuan "( sport = :$fport or dport = :$fport )")" ] && break
+done
 # Each listener started here, "PID START" (START: its start time, field 22
 # of /proc/PID/stat), so that at the end only those still alive with the
 # same start time are ended: a PID recycled meanwhile is never signalled.
@@ -34,10 +40,13 @@ trap 'end_started; cleanup' EXIT
 
 # start.sh, hyperfine's --prepare: waits until nothing listens on the
 # port, starts a listener in a session of its own (setsid -f: it outlives
-# this shell), notes it, and returns once it listens.
+# this shell), notes it, and returns once that listener, and no other,
+# holds the port; otherwise it fails, and so does the benchmark, before
+# anything is signalled.
 cat >"$work/start.sh" <<START
 set -u
 listening() { [ -n "\$(ss -Hltn sport = :$fport)" ]; }
+ours() { [ "\$(ss -Hltnp sport = :$fport | grep -o 'pid=[0-9]*' | sort -u)" = "pid=\$1" ]; }
 for _ in \$(seq 500); do listening || break; sleep 0.01; done
 for try in 1 2 3 4 5; do
 	rm -f "$work/pid"
@@ -46,7 +55,7 @@ for try in 1 2 3 4 5; do
 	pid=\$(cat "$work/pid")
 	for _ in \$(seq 1000); do
 		s=\$(cat /proc/\$pid/stat 2>/dev/null) || break
-		listening && { s=\${s##*) }; set -- \$s; echo "\$pid \${20}" >>"$work/started"; exit 0; }
+		ours "\$pid" && { s=\${s##*) }; set -- \$s; echo "\$pid \${20}" >>"$work/started"; exit 0; }
 		sleep 0.002
 	done
 done
