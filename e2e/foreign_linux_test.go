@@ -17,18 +17,8 @@ import (
 	"github.com/tetherproc/tether/internal/proctest"
 )
 
-// modeConnect connects to 127.0.0.1:PROCTEST_PORT, prints "connected" and
-// holds the connection until stdin closes: a client of the port.
-var modeConnect = proctest.Register("connect", func() {
-	c, err := net.Dial("tcp4", "127.0.0.1:"+os.Getenv("PROCTEST_PORT"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	defer c.Close()
-	fmt.Println("connected")
-	_, _ = io.Copy(io.Discard, os.Stdin)
-})
+// modeConnect is proctest's client of a port.
+const modeConnect = proctest.Connect
 
 // startClient connects a client to port and returns it once connected.
 func startClient(t *testing.T, port string) *proctest.Proc {
@@ -271,34 +261,8 @@ func TestReclaimGraceStatusLine(t *testing.T) {
 	}
 }
 
-// modeWorkers listens on a loopback TCP port and starts PROCTEST_WORKERS
-// children that hold the same listening socket, as a pre-forking server
-// does; it prints the port once they run, then waits.
-var modeWorkers = proctest.Starts(proctest.Register("workers", func() {
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	f, err := l.(*net.TCPListener).File()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	n, _ := strconv.Atoi(os.Getenv("PROCTEST_WORKERS"))
-	for i := 0; i < n; i++ {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), proctest.ModeVar+"="+proctest.Wait)
-		cmd.ExtraFiles = []*os.File{f}
-		cmd.Stdin = os.Stdin
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-	}
-	fmt.Println(l.Addr().(*net.TCPAddr).Port)
-	_, _ = io.Copy(io.Discard, os.Stdin)
-}), proctest.Wait)
+// modeWorkers is proctest's server whose workers share its socket (PROCTEST_WORKERS of them).
+const modeWorkers = proctest.SharedListen
 
 // The holders users meet, freed through the built binary: a server that
 // wrote its title over its environment (Perl's $0), which tether cannot
@@ -312,7 +276,7 @@ func TestReclaimForeignRenamedAndWorkers(t *testing.T) {
 		defer pr.Close()
 		defer pw.Close()
 		p := proctest.Start(t, modeWorkers, proctest.Spec{Env: []string{"PROCTEST_WORKERS=3"}, Stdout: pw})
-		port := proctest.ReadLine(t, pr)
+		port := strings.Fields(proctest.ReadLine(t, pr))[0] // then the workers' PIDs
 		r := tether(t, nil, "reclaim", "--port", port, "--foreign")
 		if r.code != 0 || strings.Count(r.stdout, ": TERM: gone") != 4 || !strings.Contains(r.stdout, "port "+port+": free") {
 			t.Errorf("reclaim --foreign over a server and 3 workers: %+v; want 4 gone and the port free", r)

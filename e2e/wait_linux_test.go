@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -74,76 +71,11 @@ var modeServe = proctest.Register("serve", func() {
 	forever()
 })
 
-// modeHTTPServe serves HTTP on the IPv4 loopback, prints its port, and
-// serves until stdin closes. Until PROCTEST_DELAY has passed since it
-// started it answers PROCTEST_EARLY (503 by default), and 200 after,
-// printing "200" before its first 200. With PROCTEST_DIE it exits 1 that
-// long after it started: a server that crashes.
-var modeHTTPServe = proctest.Register("http-serve", func() {
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "http-serve:", err)
-		os.Exit(2)
-	}
-	start := time.Now()
-	delay, _ := time.ParseDuration(os.Getenv("PROCTEST_DELAY"))
-	early, err := strconv.Atoi(os.Getenv("PROCTEST_EARLY"))
-	if err != nil {
-		early = http.StatusServiceUnavailable
-	}
-	var first sync.Once
-	go func() {
-		_ = http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if time.Since(start) < delay {
-				w.WriteHeader(early)
-				return
-			}
-			first.Do(func() { fmt.Println("200") })
-			w.WriteHeader(http.StatusOK)
-		}))
-	}()
-	if d, err := time.ParseDuration(os.Getenv("PROCTEST_DIE")); err == nil {
-		time.AfterFunc(d, func() { os.Exit(1) })
-	}
-	fmt.Println(l.Addr().(*net.TCPAddr).Port)
-	_, _ = io.Copy(io.Discard, os.Stdin)
-})
+// modeHTTPServe is proctest's HTTP server, which reclaim's tests use too.
+const modeHTTPServe = proctest.HTTP
 
-// modeSharedListen listens on a loopback port and starts two sleep
-// helpers that hold the same socket, as nginx's workers hold their
-// master's; it prints the port and the workers' PIDs on one line, and
-// ends with its stdin, which they share.
-var modeSharedListen = proctest.Starts(proctest.Register("shared-listen", func() {
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "shared-listen:", err)
-		os.Exit(2)
-	}
-	f, err := l.(*net.TCPListener).File()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "shared-listen:", err)
-		os.Exit(2)
-	}
-	line := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	var workers []*exec.Cmd
-	for range 2 {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), proctest.Mode(proctest.Wait))
-		cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
-		cmd.ExtraFiles = []*os.File{f}
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, "shared-listen:", err)
-			os.Exit(2)
-		}
-		workers = append(workers, cmd)
-		line += " " + strconv.Itoa(cmd.Process.Pid)
-	}
-	fmt.Println(line)
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	for _, w := range workers {
-		_ = w.Wait()
-	}
-}), proctest.Wait)
+// modeSharedListen is proctest's server whose workers share its socket.
+const modeSharedListen = proctest.SharedListen
 
 // httpServe starts the HTTP helper with env and returns it, its port,
 // and its output after the port (where "200" is printed).

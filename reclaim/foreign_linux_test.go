@@ -1,9 +1,6 @@
 package reclaim_test
 
 import (
-	"fmt"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -16,48 +13,11 @@ import (
 	"github.com/tetherproc/tether/reclaim"
 )
 
-// modeConnect connects to 127.0.0.1:PROCTEST_PORT, prints "connected" and
-// holds the connection until stdin closes: a client of the port, which a
-// reclaim of the port must never take for a holder.
-var modeConnect = proctest.Register("connect", func() {
-	c, err := net.Dial("tcp4", "127.0.0.1:"+os.Getenv("PROCTEST_PORT"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	defer c.Close()
-	fmt.Println("connected")
-	_, _ = io.Copy(io.Discard, os.Stdin)
-})
+// modeConnect is proctest's client of a port.
+const modeConnect = proctest.Connect
 
-// modeWorkers listens on a loopback TCP port and starts PROCTEST_WORKERS
-// children that hold the same listening socket, as a pre-forking server
-// (nginx, gunicorn) does; it prints the port once they run, then waits.
-var modeWorkers = proctest.Starts(proctest.Register("workers", func() {
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	f, err := l.(*net.TCPListener).File()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	n, _ := strconv.Atoi(os.Getenv("PROCTEST_WORKERS"))
-	for i := 0; i < n; i++ {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), proctest.ModeVar+"="+proctest.Wait)
-		cmd.ExtraFiles = []*os.File{f}
-		cmd.Stdin = os.Stdin
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-	}
-	fmt.Println(l.Addr().(*net.TCPAddr).Port)
-	_, _ = io.Copy(io.Discard, os.Stdin)
-}), proctest.Wait)
+// modeWorkers is proctest's server whose workers share its socket (PROCTEST_WORKERS of them).
+const modeWorkers = proctest.SharedListen
 
 // startReading starts a helper and returns it with the first line it
 // prints.
@@ -122,8 +82,8 @@ func TestForeignHolder(t *testing.T) {
 // Every process holding the socket goes: a server's forked workers share
 // its listening socket, and the port is free only once all are gone.
 func TestForeignHolderWithWorkers(t *testing.T) {
-	_, p := startReading(t, modeWorkers, proctest.Spec{Env: []string{"PROCTEST_WORKERS=3"}})
-	port := portOf(t, p)
+	_, line := startReading(t, modeWorkers, proctest.Spec{Env: []string{"PROCTEST_WORKERS=3"}})
+	port := portOf(t, strings.Fields(line)[0]) // then the workers' PIDs
 	hs, err := reclaim.Holders([]uint16{port})
 	pids := map[int]bool{}
 	for _, h := range hs {

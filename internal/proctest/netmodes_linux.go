@@ -1,0 +1,131 @@
+package proctest
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Network helper modes, built in because the tests of several packages
+// (reclaim's library and the binary's) need the same servers and
+// clients of a port.
+const (
+	// HTTP serves HTTP on PROCTEST_AT ("tcp4:0.0.0.0:0"; by default the
+	// IPv4 loopback, any port), prints its port and serves until stdin
+	// closes. Until PROCTEST_DELAY has passed since it started, it
+	// answers PROCTEST_EARLY (503 by default), and 200 after, printing
+	// "200" before its first 200; with PROCTEST_HANG it answers nothing
+	// at all; with PROCTEST_REDIRECT, / is a 302 to /ok. With
+	// PROCTEST_DIE it exits 1 that long after it started: a server that
+	// crashes.
+	HTTP = "http"
+	// SharedListen listens on a loopback TCP port and starts
+	// PROCTEST_WORKERS (default 2) Wait helpers that hold the same
+	// socket, as the workers of nginx or a preforking server hold their
+	// master's; it prints the port and the workers' PIDs on one line,
+	// and ends with its stdin, which they share.
+	SharedListen = "shared-listen"
+	// Connect connects to 127.0.0.1:PROCTEST_PORT, prints "connected"
+	// and holds the connection until stdin closes: a client of the port,
+	// which no reclaim of the port may take for a holder.
+	Connect = "connect"
+)
+
+// netModes registers them, after the modes they start.
+func netModes() {
+	builtin(HTTP, serveHTTP)
+	builtin(SharedListen, sharedListen)
+	Starts(SharedListen, Wait)
+	builtin(Connect, func() {
+		c, err := net.Dial("tcp4", "127.0.0.1:"+os.Getenv("PROCTEST_PORT"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "connect:", err)
+			os.Exit(2)
+		}
+		defer c.Close()
+		fmt.Println("connected")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+	})
+}
+
+func serveHTTP() {
+	network, addr, ok := strings.Cut(os.Getenv("PROCTEST_AT"), ":")
+	if !ok {
+		network, addr = "tcp4", "127.0.0.1:0"
+	}
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "http:", err)
+		os.Exit(2)
+	}
+	start := time.Now()
+	delay, _ := time.ParseDuration(os.Getenv("PROCTEST_DELAY"))
+	early, err := strconv.Atoi(os.Getenv("PROCTEST_EARLY"))
+	if err != nil {
+		early = http.StatusServiceUnavailable
+	}
+	var first sync.Once
+	go func() {
+		_ = http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case os.Getenv("PROCTEST_HANG") != "":
+				<-r.Context().Done()
+			case os.Getenv("PROCTEST_REDIRECT") != "" && r.URL.Path == "/":
+				http.Redirect(w, r, "/ok", http.StatusFound)
+			case time.Since(start) < delay:
+				w.WriteHeader(early)
+			default:
+				first.Do(func() { fmt.Println("200") })
+				w.WriteHeader(http.StatusOK)
+			}
+		}))
+	}()
+	if d, err := time.ParseDuration(os.Getenv("PROCTEST_DIE")); err == nil {
+		time.AfterFunc(d, func() { os.Exit(1) })
+	}
+	fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+func sharedListen() {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shared-listen:", err)
+		os.Exit(2)
+	}
+	f, err := l.(*net.TCPListener).File()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shared-listen:", err)
+		os.Exit(2)
+	}
+	n, err := strconv.Atoi(os.Getenv("PROCTEST_WORKERS"))
+	if err != nil {
+		n = 2
+	}
+	line := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	var workers []*exec.Cmd
+	for range n {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), Mode(Wait))
+		cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+		cmd.ExtraFiles = []*os.File{f}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "shared-listen:", err)
+			os.Exit(2)
+		}
+		workers = append(workers, cmd)
+		line += " " + strconv.Itoa(cmd.Process.Pid)
+	}
+	fmt.Println(line)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	for _, w := range workers {
+		_ = w.Wait()
+	}
+}
