@@ -288,25 +288,8 @@ func TestReclaimForeignRenamedAndWorkers(t *testing.T) {
 		}
 	})
 	t.Run("renamed", func(t *testing.T) {
-		perl, err := exec.LookPath("perl")
-		if err != nil {
-			t.Skip("no perl")
-		}
-		cmd := exec.Command(perl, "-MIO::Socket::INET", "-e",
-			`my $s = IO::Socket::INET->new(Listen => 5, LocalAddr => "127.0.0.1", LocalPort => 0) or die; $0 = "srv: master"; $| = 1; print $s->sockport, "\n"; sleep 120`)
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "LONG_ENOUGH_TO_BE_WRITTEN_OVER=" + strings.Repeat("x", 64)}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
-		port := proctest.ReadLine(t, out)
-		pid := strconv.Itoa(cmd.Process.Pid)
+		server, port, done := proctest.RenamedListener(t)
+		pid := strconv.Itoa(server)
 		r := tether(t, nil, "reclaim", "--port", port)
 		if r.code != 1 || !strings.Contains(r.stdout, pid+" (unverifiable)") || !strings.Contains(r.stdout, "--foreign") {
 			t.Errorf("reclaim --port over a renamed server: %+v; want exit 1, it named unverifiable, --foreign suggested", r)

@@ -2,7 +2,6 @@ package reclaim_test
 
 import (
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -106,25 +105,8 @@ func TestForeignHolderWithWorkers(t *testing.T) {
 // A server that wrote its title over its environment (Perl's $0) is
 // unverifiable as tethered or not; by its socket, Foreign ends it.
 func TestForeignRenamedHolder(t *testing.T) {
-	perl, err := exec.LookPath("perl")
-	if err != nil {
-		proctest.MaySkip(proctest.Wait)
-		t.Skip("no perl")
-	}
-	cmd := exec.Command(perl, "-MIO::Socket::INET", "-e",
-		`my $s = IO::Socket::INET->new(Listen => 5, LocalAddr => "127.0.0.1", LocalPort => 0) or die; $0 = "srv: master"; $| = 1; print $s->sockport, "\n"; sleep 120`)
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LONG_ENOUGH_TO_BE_WRITTEN_OVER=" + strings.Repeat("x", 64)}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
-	port := portOf(t, proctest.ReadLine(t, out))
+	_, p, done := proctest.RenamedListener(t)
+	port := portOf(t, p)
 	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
 	if err != nil || !sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Gone {
 		t.Fatalf("%v %+v; want the renamed server gone", err, sum)

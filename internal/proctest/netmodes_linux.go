@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -128,4 +129,32 @@ func sharedListen() {
 	for _, w := range workers {
 		_ = w.Wait()
 	}
+}
+
+// RenamedListener starts a server that writes its title over its
+// environment, as nginx and redis do: Perl, listening on a loopback TCP
+// port, renamed with $0. It returns the server's PID, its port, and a
+// channel closed once it has exited; the test's cleanup kills it. It
+// skips the test where there is no perl.
+func RenamedListener(t testing.TB) (pid int, port string, exited <-chan struct{}) {
+	t.Helper()
+	perl, err := exec.LookPath("perl")
+	if err != nil {
+		t.Skip("no perl")
+	}
+	cmd := exec.Command(perl, "-MIO::Socket::INET", "-e",
+		`my $s = IO::Socket::INET->new(Listen => 5, LocalAddr => "127.0.0.1", LocalPort => 0) or die; $0 = "srv: master"; $| = 1; print $s->sockport, "\n"; sleep 120`)
+	// An environment long enough for the title to be written over.
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LONG_ENOUGH_TO_BE_WRITTEN_OVER=" + strings.Repeat("x", 64)}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	return cmd.Process.Pid, ReadLine(t, out), done
 }
