@@ -389,3 +389,28 @@ http {
 		t.Errorf("the port after nginx's end: %+v; want it free", r)
 	}
 }
+
+// run --port --replace from inside the very run it would replace: the
+// holder's tether is an ancestor of the new one, which never signals its
+// own ancestors; the holder is ended itself, and the outer run goes on.
+func TestRunReplaceFromInsideTheRun(t *testing.T) {
+	port := freePort(t, "tcp")
+	script := fmt.Sprintf(`"$0" & pid=$!
+"$TETHER_UNDER_TEST" wait --port %[1]s --timeout 10s >/dev/null || exit 9
+"$TETHER_UNDER_TEST" run --port %[1]s --replace -- /bin/true; echo "inner=$?"
+wait $pid; echo "holder=$?"`, port)
+	r := startTether(t, helperEnv(modeServe, "PROCTEST_LISTEN=tcp4:127.0.0.1:"+port, "TETHER_UNDER_TEST="+tetherBin),
+		"run", "--name", "outer", "--", "/bin/sh", "-c", script, os.Args[0])
+	if line := r.line(t); line != "listening" {
+		t.Fatalf("holder: %q", line)
+	}
+	if line := r.line(t); line != "inner=0" {
+		t.Errorf("the inner run: %q, want inner=0 (started once the port was free)", line)
+	}
+	if line := r.line(t); line != "holder="+strconv.Itoa(128+int(syscall.SIGTERM)) {
+		t.Errorf("the holder: %q, want it ended by TERM", line)
+	}
+	if code := r.wait(t); code != 0 {
+		t.Errorf("the outer run exited %d, want 0: it was signalled by the run inside it", code)
+	}
+}

@@ -137,6 +137,13 @@ func openSupervisor(p Process) (*proc.Handle, int) {
 	if s.HostPID != 0 {
 		pid = s.HostPID // as this /proc numbers it
 	}
+	if why := protectedPIDs()[pid]; why != "" {
+		// tether itself or one of its ancestors (a run --replace from
+		// inside the run it would replace): never signalled, so the
+		// holder is signalled itself.
+		trace.Printf("reclaim: supervisor %d of %d is %s: the holder is signalled itself", pid, p.PID, why)
+		return nil, 0
+	}
 	h, err := proc.Host().Open(pid)
 	if err != nil {
 		return nil, 0
