@@ -23,14 +23,8 @@ const modeConnect = proctest.Connect
 // startClient connects a client to port and returns it once connected.
 func startClient(t *testing.T, port string) *proctest.Proc {
 	t.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
-	p := proctest.Start(t, modeConnect, proctest.Spec{Env: []string{"PROCTEST_PORT=" + port}, Stdout: pw})
-	if line := proctest.ReadLine(t, pr); line != "connected" {
+	p, line := proctest.StartLine(t, modeConnect, proctest.Spec{Env: []string{"PROCTEST_PORT=" + port}})
+	if line != "connected" {
 		t.Fatalf("client: %q", line)
 	}
 	return p
@@ -156,16 +150,9 @@ func TestPSPortWhoseProcesses(t *testing.T) {
 		proctest.MaySkip(modeListen)
 		t.Skip("needs root to start a holder as uid 65534")
 	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
 	bin := proctest.Copy(t, "e2e.test")
-	p := proctest.Start(t, modeListen, proctest.Spec{Path: bin, Stdout: pw,
+	p, port := proctest.StartLine(t, modeListen, proctest.Spec{Path: bin,
 		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}})
-	port := proctest.ReadLine(t, pr)
 	pid := strconv.Itoa(p.PID())
 	if r := tether(t, nil, "ps", "--port", port); strings.Contains(r.stdout, pid) {
 		t.Errorf("ps --port %s as root: %q lists another user's holder %s without --any-user", port, r.stdout, pid)
@@ -198,14 +185,7 @@ var modeListenDeaf = proctest.Register("listen-deaf", func() {
 // says nothing of it.
 func TestReclaimGraceStatusLine(t *testing.T) {
 	for _, onTTY := range []bool{true, false} {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := proctest.Start(t, modeListenDeaf, proctest.Spec{Stdout: pw})
-		port := proctest.ReadLine(t, pr)
-		pr.Close()
-		pw.Close()
+		p, port := proctest.StartLine(t, modeListenDeaf, proctest.Spec{})
 		cmd := exec.Command(tetherBin, "reclaim", "--port", port, "--foreign", "--grace", "1500ms")
 		cmd.Env = proctest.CleanEnv()
 		var stderr strings.Builder
@@ -269,14 +249,8 @@ const modeWorkers = proctest.SharedListen
 // verify, and one whose forked workers share its listening socket.
 func TestReclaimForeignRenamedAndWorkers(t *testing.T) {
 	t.Run("workers", func(t *testing.T) {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pr.Close()
-		defer pw.Close()
-		p := proctest.Start(t, modeWorkers, proctest.Spec{Env: []string{"PROCTEST_WORKERS=3"}, Stdout: pw})
-		port := strings.Fields(proctest.ReadLine(t, pr))[0] // then the workers' PIDs
+		p, line := proctest.StartLine(t, modeWorkers, proctest.Spec{Env: []string{"PROCTEST_WORKERS=3"}})
+		port := strings.Fields(line)[0] // then the workers' PIDs
 		r := tether(t, nil, "reclaim", "--port", port, "--foreign")
 		if r.code != 0 || strings.Count(r.stdout, ": TERM: gone") != 4 || !strings.Contains(r.stdout, "port "+port+": free") {
 			t.Errorf("reclaim --foreign over a server and 3 workers: %+v; want 4 gone and the port free", r)

@@ -81,14 +81,7 @@ var modeListen = proctest.Register("listen", func() {
 // startListener starts a listener helper with env and returns it and its port.
 func startListener(t *testing.T, env []string) (*proctest.Proc, string) {
 	t.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
-	p := proctest.Start(t, modeListen, proctest.Spec{Env: env, Stdout: pw})
-	return p, proctest.ReadLine(t, pr)
+	return proctest.StartLine(t, modeListen, proctest.Spec{Env: env})
 }
 
 func strandedEnv(t *testing.T, name, runID string) []string {

@@ -18,21 +18,6 @@ const modeConnect = proctest.Connect
 // modeWorkers is proctest's server whose workers share its socket (PROCTEST_WORKERS of them).
 const modeWorkers = proctest.SharedListen
 
-// startReading starts a helper and returns it with the first line it
-// prints.
-func startReading(t *testing.T, mode string, spec proctest.Spec) (*proctest.Proc, string) {
-	t.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
-	spec.Stdout = pw
-	p := proctest.Start(t, mode, spec)
-	return p, proctest.ReadLine(t, pr)
-}
-
 func portOf(t *testing.T, s string) uint16 {
 	t.Helper()
 	n, err := strconv.Atoi(s)
@@ -45,9 +30,9 @@ func portOf(t *testing.T, s string) uint16 {
 // A holder tether did not start is named and left without Foreign, and
 // ended with it; a client connected to the port survives either way.
 func TestForeignHolder(t *testing.T) {
-	server, p := startReading(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4"}})
+	server, p := proctest.StartLine(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4"}})
 	port := portOf(t, p)
-	client, line := startReading(t, modeConnect, proctest.Spec{Env: []string{"PROCTEST_PORT=" + p}})
+	client, line := proctest.StartLine(t, modeConnect, proctest.Spec{Env: []string{"PROCTEST_PORT=" + p}})
 	if line != "connected" {
 		t.Fatalf("client: %q", line)
 	}
@@ -81,7 +66,7 @@ func TestForeignHolder(t *testing.T) {
 // Every process holding the socket goes: a server's forked workers share
 // its listening socket, and the port is free only once all are gone.
 func TestForeignHolderWithWorkers(t *testing.T) {
-	_, line := startReading(t, modeWorkers, proctest.Spec{Env: []string{"PROCTEST_WORKERS=3"}})
+	_, line := proctest.StartLine(t, modeWorkers, proctest.Spec{Env: []string{"PROCTEST_WORKERS=3"}})
 	port := portOf(t, strings.Fields(line)[0]) // then the workers' PIDs
 	hs, err := reclaim.Holders([]uint16{port})
 	pids := map[int]bool{}
@@ -125,7 +110,7 @@ func TestForeignHolderOfAnotherUser(t *testing.T) {
 		proctest.MaySkip(modeListen)
 		t.Skip("needs root to start a holder as uid 65534")
 	}
-	server, p := startReading(t, modeListen, proctest.Spec{
+	server, p := proctest.StartLine(t, modeListen, proctest.Spec{
 		Path:        proctest.Copy(t, "reclaim.test"),
 		Env:         []string{"PROCTEST_LISTEN=tcp4"},
 		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}},
@@ -154,7 +139,7 @@ func TestForeignHolderRecycledPID(t *testing.T) {
 		t.Skip("needs root to write /proc/sys/kernel/ns_last_pid")
 	}
 	for attempt := 0; attempt < 20; attempt++ {
-		old, p := startReading(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4"}})
+		old, p := proctest.StartLine(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4"}})
 		port := portOf(t, p)
 		f := reclaim.Filter{Ports: []uint16{port}, Foreign: true}
 		found, err := reclaim.Find(f)

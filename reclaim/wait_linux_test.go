@@ -87,14 +87,8 @@ func freePort(t *testing.T, network string) uint16 {
 // tcp6, udp4, udp6) and returns it and its port.
 func listener(t *testing.T, kind string) (*proctest.Proc, uint16) {
 	t.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
-	p := proctest.Start(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=" + kind}, Stdout: pw})
-	port, err := strconv.Atoi(proctest.ReadLine(t, pr))
+	p, line := proctest.StartLine(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=" + kind}})
+	port, err := strconv.Atoi(line)
 	if err != nil {
 		t.Fatalf("listen helper %s printed no port: %v", kind, err)
 	}
@@ -234,16 +228,10 @@ func TestWaitZombieIsGone(t *testing.T) {
 func TestWaitServerDiesDuringWait(t *testing.T) {
 	port := freePort(t, "tcp4")
 	srv := proctest.Start(t, proctest.Wait, proctest.Spec{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		time.Sleep(300 * time.Millisecond)
-		_ = srv.Stop()
-	}()
+	stopped := stopLater(srv)
 	start := time.Now()
 	_, ready, gone := wait(t, reclaim.WaitSpec{Ports: []uint16{port}, PID: srv.PID(), Timeout: time.Minute})
-	wg.Wait()
+	stopped()
 	if ready || !gone {
 		t.Errorf("wait on %d, which exited: ready %v, pid gone %v; want pid gone", srv.PID(), ready, gone)
 	}
@@ -306,16 +294,10 @@ func TestWaitFree(t *testing.T) {
 		if withPID {
 			spec.PID = p.PID()
 		}
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(300 * time.Millisecond)
-			_ = p.Stop()
-		}()
+		stopped := stopLater(p)
 		start := time.Now()
 		ports, ready, gone := wait(t, spec)
-		wg.Wait()
+		stopped()
 		took := time.Since(start)
 		if !ready || gone || !ports[0].Ready || !ports[0].Free || len(ports[0].Holders) != 0 || len(ports[0].Listeners) != 0 {
 			t.Errorf("free wait, PID given %v: ready %v, pid gone %v, %+v; want ready, the port free", withPID, ready, gone, ports[0])
@@ -541,4 +523,16 @@ func ExampleWaitSpec_Wait() {
 	// Output:
 	// ready: true server gone: false
 	// held by this process: true
+}
+
+// stopLater stops p 300 ms from now, while a wait for it is under way;
+// the function it returns waits for the stop.
+func stopLater(p *proctest.Proc) (stopped func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(300 * time.Millisecond)
+		_ = p.Stop()
+	}()
+	return func() { <-done }
 }

@@ -121,6 +121,22 @@ func (p *Proc) Stop() error {
 // Done is closed when the helper has been reaped.
 func (p *Proc) Done() <-chan struct{} { return p.done }
 
+// StartLine is Start for a helper that says something first (its port,
+// "connected", "ready"): it returns the helper and that first line of its
+// standard output, read within ReadLine's deadline.
+func StartLine(t testing.TB, mode string, opts Spec) (*Proc, string) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	opts.Stdout = pw
+	p := Start(t, mode, opts)
+	return p, ReadLine(t, pr)
+}
+
 // Start starts the test binary in the given helper mode. The helper is
 // stopped and reaped when the test ends.
 func Start(t testing.TB, mode string, opts Spec) *Proc {
