@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // watchParent has gone called once ppid exits, by a kqueue event
@@ -15,24 +17,48 @@ import (
 // registered is errParentGone. stop ends the watch: it triggers a user
 // event on the same kqueue, which the watching thread takes as its end.
 func watchParent(ppid int, gone func()) (stop func(), err error) {
+	return watchExits([]int{ppid}, func() bool { return os.Getppid() == ppid }, gone)
+}
+
+// watchChain has gone called once any process of chain exits, as
+// watchParent does for the parent.
+func watchChain(chain []proc.Member, ppid int, gone func()) (stop func(), err error) {
+	if len(chain) == 0 {
+		return func() {}, nil
+	}
+	pids := make([]int, len(chain))
+	for i, m := range chain {
+		pids[i] = m.PID
+	}
+	return watchExits(pids, func() bool { return chainIntact(proc.Host(), ppid, chain) }, gone)
+}
+
+// watchExits registers an exit event for each of pids on one kqueue,
+// then asks intact whether all of them were still there when it did.
+func watchExits(pids []int, intact func() bool, gone func()) (stop func(), err error) {
 	kq, err := unix.Kqueue()
 	if err != nil {
-		return nil, fmt.Errorf("follow parent %d: kqueue: %w", ppid, err)
+		return nil, fmt.Errorf("follow %v: kqueue: %w", pids, err)
 	}
 	wake := unix.Kevent_t{Ident: 1, Filter: unix.EVFILT_USER, Flags: unix.EV_ADD | unix.EV_CLEAR}
 	if _, err := unix.Kevent(kq, []unix.Kevent_t{wake}, nil, nil); err != nil {
 		unix.Close(kq)
-		return nil, fmt.Errorf("follow parent %d: kevent: %w", ppid, err)
+		return nil, fmt.Errorf("follow %v: kevent: %w", pids, err)
 	}
-	ev := unix.Kevent_t{Ident: uint64(ppid), Filter: unix.EVFILT_PROC, Flags: unix.EV_ADD | unix.EV_ONESHOT, Fflags: unix.NOTE_EXIT}
-	_, err = unix.Kevent(kq, []unix.Kevent_t{ev}, nil, nil)
-	switch {
-	case err == unix.ESRCH || err == nil && os.Getppid() != ppid:
+	for _, pid := range pids {
+		ev := unix.Kevent_t{Ident: uint64(pid), Filter: unix.EVFILT_PROC, Flags: unix.EV_ADD | unix.EV_ONESHOT, Fflags: unix.NOTE_EXIT}
+		_, err = unix.Kevent(kq, []unix.Kevent_t{ev}, nil, nil)
+		if err == unix.ESRCH {
+			unix.Close(kq)
+			return nil, errParentGone
+		} else if err != nil {
+			unix.Close(kq)
+			return nil, fmt.Errorf("follow %d: kevent: %w", pid, err)
+		}
+	}
+	if !intact() {
 		unix.Close(kq)
 		return nil, errParentGone
-	case err != nil:
-		unix.Close(kq)
-		return nil, fmt.Errorf("follow parent %d: kevent: %w", ppid, err)
 	}
 	// The descriptor is closed by whichever comes last, the watch or
 	// stop: never triggered once closed, when its number may be another

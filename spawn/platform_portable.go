@@ -34,7 +34,12 @@ func followParent(sigs chan<- os.Signal) (restore func(), err error) {
 	if err != nil {
 		return func() {}, err
 	}
-	return stop, nil
+	stopChain, err := followChain(ppid, sigs)
+	if err != nil {
+		stop()
+		return func() {}, err
+	}
+	return func() { stopChain(); stop() }, nil
 }
 
 // armChild gives the command a process group of its own.
