@@ -117,7 +117,11 @@ func formatReport(r probe.Report, color bool) string {
 		attrs = append(attrs, "supervisor="+supervisorText(s))
 	}
 	if r.Container != "" {
-		attrs = append(attrs, "container="+r.Container)
+		if id, ok := strings.CutPrefix(r.Container, "record:"); ok {
+			attrs = append(attrs, "by its run's record "+id)
+		} else {
+			attrs = append(attrs, "container="+r.Container)
+		}
 	}
 	if r.Verdict != probe.Gone && r.PPID > 0 {
 		attrs = append(attrs, "ppid="+strconv.Itoa(r.PPID))

@@ -56,7 +56,9 @@ func runReclaim(c *cli.Context) error {
 	if f.Foreign = c.Bool("foreign"); f.Foreign && len(f.Ports) == 0 {
 		return usagef("tether reclaim: --foreign goes with --port: it ends the holders of a port")
 	}
-	act := reclaim.Action{Grace: c.Duration("grace"), DryRun: c.Bool("dry-run")}
+	// A supervised run (--all) is ended through its tether, which ends
+	// its whole tree as for TERM, renamed members included.
+	act := reclaim.Action{Grace: c.Duration("grace"), DryRun: c.Bool("dry-run"), ViaSupervisor: c.Bool("all")}
 	if act.Signal, err = parseSignal(c.String("signal")); err != nil {
 		return usagef("tether reclaim: --signal: %v", err)
 	}

@@ -176,7 +176,11 @@ func judge(r *Report, env []string, p proc.Process, opts Query) {
 	if !m.Match(env, opts.Name) && !hasEntry(env, m.Entries("")[0]) {
 		// No marker at all: cleared, overwritten, or never there. A
 		// container tied to a run still says whose it is.
-		if cenv, where, ok := containerStamp(p.PID); ok && m.Match(cenv, opts.Name) {
+		cenv, where, ok := containerStamp(p.PID)
+		if !ok {
+			cenv, where, ok = recordStamp(p)
+		}
+		if ok && m.Match(cenv, opts.Name) {
 			r.Container = where
 			r.Name, _ = lookup(cenv, m.NameVar)
 			r.RunID, _ = lookup(cenv, RunIDVar)

@@ -28,9 +28,12 @@ type Report struct {
 	Name  string `json:"name,omitempty"`
 	RunID string `json:"run_id,omitempty"`
 	// Container names what tied a process without markers of its own
-	// to its run (--contain): "cgroup:/…/tether-RUNID", its run's
+	// to its run: with --contain, "cgroup:/…/tether-RUNID", its run's
 	// cgroup, or "pidns:init=PID", the tethered init of its PID
-	// namespace; Name, RunID and Supervisor are then the container's.
+	// namespace; or "record:RUNID", the record its run wrote of its
+	// members by PID and start time (a server that wrote its title over
+	// its environment). Name, RunID and Supervisor are then the
+	// container's or the record's.
 	Container string `json:"container,omitempty"`
 	// Supervisor is what became of the process TETHER_SUPERVISOR names.
 	Supervisor *SupervisorReport `json:"supervisor,omitempty"`

@@ -55,3 +55,29 @@ func removeEmptied(results []Result) {
 		}
 	}
 }
+
+// cgroupMembers are the members of the run cgroups among containers:
+// "cgroup:PATH" as /proc names it, or "dir:DIR", a run record's. Each
+// one found is checked for the run before it is counted.
+func cgroupMembers(containers []string) []proc.Member {
+	h, err := cgroup.Host()
+	if err != nil {
+		return nil
+	}
+	var out []proc.Member
+	seen := map[string]bool{}
+	for _, c := range containers {
+		dir := ""
+		if path, ok := strings.CutPrefix(c, "cgroup:"); ok {
+			dir = h.Dir(path)
+		} else if d, ok := strings.CutPrefix(c, "dir:"); ok && strings.HasPrefix(d, h.Mount+"/") {
+			dir = d
+		}
+		if dir == "" || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		out = append(out, h.Members(proc.Host(), dir)...)
+	}
+	return out
+}

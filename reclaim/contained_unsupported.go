@@ -2,8 +2,13 @@
 
 package reclaim
 
+import "github.com/tetherproc/tether/internal/proc"
+
 // contained finds nothing: only Linux has cgroups.
 func contained([]int) []int { return nil }
 
 // removeEmptied has nothing to remove: only Linux has cgroups.
 func removeEmptied([]Result) {}
+
+// cgroupMembers finds none: there are no cgroups.
+func cgroupMembers([]string) []proc.Member { return nil }

@@ -105,7 +105,8 @@ func scan(f Filter) []int {
 	// Each one in the middle of an execve may be one of them:
 	// probe.Check waits it out.
 	trace.Printf("scan for %q: %d matched, %d in the middle of an execve", f.Markers.Entries(f.Name), len(ms), len(executing))
-	return append(append(pids, executing...), contained(pids)...)
+	pids = append(append(pids, executing...), contained(pids)...)
+	return append(pids, recorded(f, pids)...)
 }
 
 func traceStates(states []PortState) {

@@ -61,9 +61,11 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	found.procs = wholeRuns(found.procs, f, act)
 	results := terminateAll(found.procs, f, act)
 	if !act.DryRun {
 		removeEmptied(results)
+		pruneEnded(results, f)
 	}
 	sum := Summary{Results: results, Ports: found.ports}
 	if len(f.Ports) > 0 && !act.DryRun {

@@ -22,7 +22,8 @@ type Action struct {
 	// ViaSupervisor sends a supervised process's first signal to its
 	// supervisor instead (the tether run that started it, verified by its
 	// start time), which ends the whole run as for TERM; SIGKILL after
-	// the grace goes to the process itself. tether run --replace.
+	// the grace goes to the process itself. tether run --replace, and
+	// tether reclaim --all.
 	ViaSupervisor bool
 	// Progress, when set, is told now and then while selected processes
 	// are given their grace: how many are still alive, and how long

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -28,6 +29,13 @@ const recordEvery = 250 * time.Millisecond
 func (r *run) record() {
 	r.recorded = r.tree()
 	r.wd.Record(r.recorded)
+	if r.rec != nil {
+		ids := make([]registry.ID, len(r.recorded))
+		for i, m := range r.recorded {
+			ids[i] = registry.ID(m)
+		}
+		r.rec.Members(ids)
+	}
 }
 
 // loop waits for the command to exit, forwarding signals and reaping

@@ -19,6 +19,7 @@ import (
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 	"github.com/tetherproc/tether/probe"
@@ -84,8 +85,10 @@ type run struct {
 	// argv is what the child is started with: the command's, or with a
 	// PID namespace, the init's.
 	argv []string
-	// recorded is the tree as last written down for the watchdog.
+	// recorded is the tree as last written down for the watchdog, and
+	// in the run's record (nil when it has none).
 	recorded []proc.Member
+	rec      *registry.Writer
 	// termAt is when the first TERM came: the grace is one budget,
 	// counted from then.
 	termAt time.Time
@@ -261,6 +264,7 @@ func (r *run) finish() {
 		// needs to wait for it: it finishes on its own.
 		r.late.stop()
 		go signal.Stop(r.sigs)
+		r.rec.Remove()
 		r.wd.Stop()
 		// Also when the command never started: a group made for it
 		// goes, and the init's pipe is closed.
@@ -357,6 +361,37 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 	}
 	// The group, at once; the list of the tree at the first tick.
 	r.wd.Group(pid)
+	r.writeRecord()
 	ignoreReserved()
 	return nil
+}
+
+// writeRecord writes the run's record: who it is, and its tree so far
+// (the command), so that its members are known by PID and start time
+// even once they have written over their environment. A directory that
+// is refused leaves the run without one (traced), as the markers alone
+// were before.
+func (r *run) writeRecord() {
+	fs := proc.Host()
+	self, _ := fs.SelfStat()
+	rec := registry.Record{
+		RunID:      r.cfg.RunID,
+		Name:       r.cfg.Name,
+		Supervisor: registry.ID{PID: os.Getpid(), StartTime: self.StartTime},
+		Cgroup:     r.cgroup.Path(),
+		Command:    r.cfg.Args,
+		Stamp:      r.cfg.environ([]string{}),
+	}
+	if pid := r.wd.PID(); pid != 0 {
+		if st, err := fs.Stat(pid); err == nil {
+			rec.Watchdog = registry.ID{PID: pid, StartTime: st.StartTime}
+		}
+	}
+	if st, err := fs.Stat(r.child); err == nil {
+		rec.Members = []registry.ID{{PID: r.child, StartTime: st.StartTime}}
+	}
+	r.rec, _ = registry.Create(rec)
+	if r.rec != nil {
+		trace.Printf("run record %s written", r.rec.Path())
+	}
 }

@@ -1,0 +1,175 @@
+//go:build linux
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/proctest"
+)
+
+var nobody = &syscall.Credential{Uid: 65534, Gid: 65534}
+
+// sharedTemp is a temporary directory every user can enter, for TMPDIR
+// of processes of several users.
+func sharedTemp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "tether-registry-")
+	if err == nil {
+		err = os.Chmod(dir, 0o777)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// startRenamed starts, as cred, a process that wrote its title over its
+// environment: no markers left to read.
+func startRenamed(t *testing.T, cred *syscall.Credential) proc.Member {
+	t.Helper()
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("no perl:", err)
+	}
+	cmd := exec.Command("perl", "-e", `$0 = "renamed " . ("x" x 200); sleep 300`)
+	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	st, err := proc.Host().Stat(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proc.Member{PID: st.PID, StartTime: st.StartTime}
+}
+
+// plantRecord writes, as uid's, a record of a stranded run named name
+// whose members are ms, into uid's directory under tmp.
+func plantRecord(t *testing.T, tmp string, uid int, name string, ms ...proc.Member) string {
+	t.Helper()
+	dir := filepath.Join(tmp, fmt.Sprintf("tether-%d", uid))
+	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+		t.Fatal(err)
+	}
+	runID := strings.Repeat("e", 32)
+	var members []string
+	for _, m := range ms {
+		members = append(members, fmt.Sprintf("%d:%d", m.PID, m.StartTime))
+	}
+	rec := map[string]any{
+		"run_id": runID, "name": name, "supervisor": "999999:1", "command": []string{"x"},
+		"stamp":   []string{"TETHER=1", "TETHER_NAME=" + name, "TETHER_SUPERVISOR=999999:1", "TETHER_RUN_ID=" + runID},
+		"members": members,
+	}
+	data, _ := json.Marshal(rec)
+	path := filepath.Join(dir, runID+".json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, path} {
+		if err := os.Chown(p, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+func tetherAs(t *testing.T, cred *syscall.Credential, env []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(tetherBin, args...)
+	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), env...)
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	out, _ := cmd.CombinedOutput()
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// A renamed server is known by its run's record; a record is honoured
+// only for its owner's processes: one of another user that names root's
+// processes makes tether signal nothing of root's, as that user or as
+// root with --any-user.
+func TestRegistryOwnerOnly(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root: processes and records of another user")
+	}
+	tmp := sharedTemp(t)
+	env := []string{"TMPDIR=" + tmp, "XDG_RUNTIME_DIR="}
+	roots := startRenamed(t, nil)
+	users := startRenamed(t, nobody)
+	plantRecord(t, tmp, 65534, "planted", roots, users)
+
+	out, code := tetherAs(t, nobody, env, "check", fmt.Sprint(roots.PID))
+	if code == 0 {
+		t.Errorf("check of root's %d as nobody: exit 0 (%s), want it not tethered: a record names only its owner's processes", roots.PID, out)
+	}
+	out, code = tetherAs(t, nobody, env, "check", fmt.Sprint(users.PID))
+	if code != 0 || !strings.Contains(out, "stranded") {
+		t.Errorf("check of nobody's renamed %d as nobody: exit %d %q, want tethered, stranded (by its record)", users.PID, code, out)
+	}
+	out, code = tetherAs(t, nobody, env, "reclaim", "--dry-run", "--name", "planted")
+	if strings.Contains(out, fmt.Sprint(roots.PID)) {
+		t.Errorf("reclaim --dry-run as nobody names root's %d: %s", roots.PID, out)
+	}
+	out, code = tetherAs(t, nil, env, "reclaim", "--any-user", "--name", "planted", "--grace", "1s")
+	if code != 0 {
+		t.Errorf("reclaim --any-user as root: exit %d: %s", code, out)
+	}
+	if deadOrZombie(roots.PID) {
+		t.Errorf("root's %d was ended by another user's record: %s", roots.PID, out)
+	}
+	proctest.Eventually(t, "nobody's renamed process ended by its record", func() bool { return deadOrZombie(users.PID) })
+}
+
+// A directory of the user's that someone else made (or a symlink) is
+// refused: the run goes on without a record, and says so when traced.
+func TestRegistryForeignDirectoryRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root: a directory of another owner")
+	}
+	tmp := sharedTemp(t)
+	for _, tc := range []struct {
+		name string
+		make func(dir string) error
+	}{
+		{"root's", func(dir string) error { return os.Mkdir(dir, 0o700) }},
+		{"symlink", func(dir string) error {
+			target := filepath.Join(tmp, "elsewhere")
+			if err := os.Mkdir(target, 0o700); err != nil {
+				return err
+			}
+			if err := os.Chown(target, 65534, 65534); err != nil {
+				return err
+			}
+			return os.Symlink(target, dir)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(tmp, "tether-65534")
+			os.RemoveAll(dir)
+			if err := tc.make(dir); err != nil {
+				t.Fatal(err)
+			}
+			out, code := tetherAs(t, nobody, []string{"TMPDIR=" + tmp, "XDG_RUNTIME_DIR=", "TETHER_DEBUG=1"}, "run", "--", "true")
+			if code != 0 || !strings.Contains(out, "refused") {
+				t.Errorf("run as nobody with %s directory: exit %d, want 0 and a trace of the refusal: %s", tc.name, code, out)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(tmp, "elsewhere")); len(entries) > 0 {
+				t.Errorf("a record written through the symlink: %v", entries)
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+// Record is what a run writes down about itself.
+type Record struct {
+	RunID string `json:"run_id"`
+	Name  string `json:"name,omitempty"`
+	// Supervisor and Watchdog are "PID:START" of the run's tether and
+	// of its watchdog (empty without one).
+	Supervisor ID `json:"supervisor"`
+	Watchdog   ID `json:"watchdog,omitempty"`
+	// Cgroup is the run's cgroup (of a contained run), as /proc shows it.
+	Cgroup  string   `json:"cgroup,omitempty"`
+	Command []string `json:"command"`
+	// Stamp are the marker entries the run's command got: what a member
+	// found by its record is judged by, as if its environment held them.
+	Stamp []string `json:"stamp"`
+	// Members are the run's tree as last written down.
+	Members []ID `json:"members"`
+
+	// Owner is the uid that owns the record's file (not read from it).
+	Owner int `json:"-"`
+}
+
+// ID is a process by PID and start time, written "PID:START".
+type ID proc.Member
+
+// String formats id as "PID:START"; "" for the zero ID.
+func (id ID) String() string {
+	if id.PID == 0 {
+		return ""
+	}
+	return strconv.Itoa(id.PID) + ":" + strconv.FormatUint(id.StartTime, 10)
+}
+
+// MarshalText writes id as "PID:START".
+func (id ID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText reads "PID:START" ("" is the zero ID).
+func (id *ID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = ID{}
+		return nil
+	}
+	pid, start, ok := strings.Cut(string(b), ":")
+	p, err1 := strconv.Atoi(pid)
+	s, err2 := strconv.ParseUint(start, 10, 64)
+	if !ok || err1 != nil || err2 != nil || p <= 0 {
+		return fmt.Errorf("bad process %q: want PID:START", b)
+	}
+	*id = ID{PID: p, StartTime: s}
+	return nil
+}
+
+// maxRecord bounds what is read of a record: a run of a few thousand
+// processes fits.
+const maxRecord = 1 << 20
+
+// parse reads one record, checking that it names a run.
+func parse(data []byte) (Record, error) {
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("parse record: %w", err)
+	}
+	if !validRunID(r.RunID) {
+		return r, fmt.Errorf("parse record: bad run id %q", r.RunID)
+	}
+	return r, nil
+}
+
+// validRunID is the protocol's run id: 32 lowercase hex digits, also a
+// safe file name.
+func validRunID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// fileName is the record of run runID.
+func fileName(runID string) string { return runID + ".json" }
+
+// Has reports whether m is in the record's tree.
+func (r Record) Has(m proc.Member) bool {
+	for _, id := range r.Members {
+		if id.PID == m.PID && id.StartTime == m.StartTime {
+			return true
+		}
+	}
+	return false
+}
+
+// Honours reports whether the record may name a process of real uid:
+// its owner's, or any, for root's records (only root can write them).
+func (r Record) Honours(uid int) bool { return r.Owner == 0 || r.Owner == uid }

@@ -1,0 +1,238 @@
+//go:build linux || darwin
+
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// Writer writes and removes one run's record, in the calling user's
+// first directory. Every method of a nil Writer does nothing: a run
+// whose directory was refused runs without a record.
+type Writer struct {
+	mu   sync.Mutex
+	dir  string
+	fd   int
+	rec  Record
+	last []byte
+}
+
+// Create opens the calling user's directory (making it where missing)
+// and writes rec into it. On a refusal it returns the error, traced,
+// and a nil Writer.
+func Create(rec Record) (*Writer, error) {
+	if !validRunID(rec.RunID) {
+		return nil, fmt.Errorf("run records: bad run id %q", rec.RunID)
+	}
+	uid := os.Getuid()
+	dir := writeDir(uid)
+	fd, err := openDir(dir, uid, true)
+	if err != nil {
+		trace.Printf("%v: the run has no record", err)
+		return nil, err
+	}
+	w := &Writer{dir: dir, fd: fd, rec: rec}
+	if err := w.write(); err != nil {
+		unix.Close(fd)
+		trace.Printf("%v: the run has no record", err)
+		return nil, err
+	}
+	return w, nil
+}
+
+// Path is the record's file; "" for nil.
+func (w *Writer) Path() string {
+	if w == nil {
+		return ""
+	}
+	return filepath.Join(w.dir, fileName(w.rec.RunID))
+}
+
+// Members writes the run's tree down anew, when it changed.
+func (w *Writer) Members(ms []ID) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rec.Members = ms
+	if err := w.write(); err != nil {
+		trace.Printf("%v", err)
+	}
+}
+
+// write replaces the record whole: a new file, renamed over the old one,
+// so that a reader sees one or the other. Unchanged, it is not written.
+func (w *Writer) write() error {
+	data, err := jsonRecord(w.rec)
+	if err != nil {
+		return err
+	}
+	if string(data) == string(w.last) {
+		return nil
+	}
+	name := fileName(w.rec.RunID)
+	tmp := "." + name + ".new"
+	fd, err := unix.Openat(w.fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("run record %s: %w", filepath.Join(w.dir, tmp), err)
+	}
+	_, err = unix.Write(fd, data)
+	unix.Close(fd)
+	if err == nil {
+		err = unix.Renameat(w.fd, tmp, w.fd, name)
+	}
+	if err != nil {
+		_ = unix.Unlinkat(w.fd, tmp, 0)
+		return fmt.Errorf("run record %s: %w", filepath.Join(w.dir, name), err)
+	}
+	w.last = data
+	return nil
+}
+
+// Remove removes the record: its run has ended.
+func (w *Writer) Remove() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd < 0 {
+		return
+	}
+	_ = unix.Unlinkat(w.fd, fileName(w.rec.RunID), 0)
+	unix.Close(w.fd)
+	w.fd = -1
+}
+
+// Read reads every record of uid that can be trusted, from each of its
+// directories; a directory that is missing has none, and one refused is
+// traced and skipped.
+func Read(uid int) []Record {
+	var out []Record
+	for _, dir := range Dirs(uid) {
+		out = append(out, readDir(dir, uid)...)
+	}
+	return out
+}
+
+// ReadAll reads the records of every user whose directory this process
+// can read: root's, and under /run/user and the temporary directory,
+// each user's (for root with --any-user).
+func ReadAll() []Record {
+	out := Read(os.Getuid())
+	seen := map[int]bool{os.Getuid(): true}
+	for _, pattern := range []string{"/run/user/*/tether", filepath.Join(os.TempDir(), "tether-*")} {
+		dirs, _ := filepath.Glob(pattern)
+		for _, dir := range dirs {
+			var st unix.Stat_t
+			if unix.Lstat(dir, &st) != nil || seen[int(st.Uid)] {
+				continue
+			}
+			seen[int(st.Uid)] = true
+			out = append(out, Read(int(st.Uid))...)
+		}
+	}
+	if !seen[0] {
+		out = append(out, Read(0)...)
+	}
+	return out
+}
+
+func readDir(dir string, uid int) []Record {
+	fd, err := openDir(dir, uid, false)
+	if err != nil {
+		if errors.Is(err, ErrRefused) {
+			trace.Printf("%v", err)
+		}
+		return nil
+	}
+	d := os.NewFile(uintptr(fd), dir)
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	var out []Record
+	for _, name := range names {
+		id, ok := strings.CutSuffix(name, ".json")
+		if !ok || !validRunID(id) {
+			continue
+		}
+		r, err := readRecord(fd, dir, name, uid)
+		if err != nil {
+			trace.Printf("%v", err)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// readRecord reads one record of dir, which must be a regular file of
+// uid's, not a symlink, open to no one else.
+func readRecord(dirfd int, dir, name string, uid int) (Record, error) {
+	path := filepath.Join(dir, name)
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err == unix.ELOOP {
+		return Record{}, fmt.Errorf("run record %s: a symlink: %w", path, ErrRefused)
+	} else if err != nil {
+		return Record{}, fmt.Errorf("run record %s: %w", path, err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return Record{}, fmt.Errorf("run record %s: %w", path, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != uid || st.Mode&0o077 != 0 {
+		return Record{}, fmt.Errorf("run record %s: uid %d's, mode %o; want a file of uid %d's, open to no one else: %w", path, st.Uid, st.Mode, uid, ErrRefused)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxRecord))
+	if err != nil {
+		return Record{}, fmt.Errorf("run record %s: %w", path, err)
+	}
+	r, err := parse(data)
+	if err != nil {
+		return Record{}, fmt.Errorf("run record %s: %w", path, err)
+	}
+	if fileName(r.RunID) != name {
+		return Record{}, fmt.Errorf("run record %s: holds run %s: %w", path, r.RunID, ErrRefused)
+	}
+	r.Owner = uid
+	return r, nil
+}
+
+// Prune removes the record of run runID from uid's directories: its run
+// is over (its supervisor gone, none of its members left).
+func Prune(runID string, uid int) {
+	if !validRunID(runID) {
+		return
+	}
+	for _, dir := range Dirs(uid) {
+		fd, err := openDir(dir, uid, false)
+		if err != nil {
+			continue
+		}
+		if unix.Unlinkat(fd, fileName(runID), 0) == nil {
+			trace.Printf("run records: removed %s, its run is over", filepath.Join(dir, fileName(runID)))
+		}
+		unix.Close(fd)
+	}
+}
+
+func jsonRecord(r Record) ([]byte, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("run record %s: %w", r.RunID, err)
+	}
+	return append(data, '\n'), nil
+}

@@ -1,0 +1,135 @@
+//go:build linux
+
+package registry
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+const testRun = "0123456789abcdef0123456789abcdef"
+
+// useDir points the calling user's records at a fresh directory.
+func useDir(t *testing.T) string {
+	t.Helper()
+	base := t.TempDir()
+	dir := filepath.Join(base, "tether")
+	if os.Getuid() == 0 {
+		// Root's records are in /run/tether, which a test must not
+		// touch: here, in the test's own directory.
+		old := rootDir
+		rootDir = dir
+		t.Cleanup(func() { rootDir = old })
+		return dir
+	}
+	t.Setenv("XDG_RUNTIME_DIR", base)
+	return dir
+}
+
+func TestWriteReadRemove(t *testing.T) {
+	dir := useDir(t)
+	rec := Record{RunID: testRun, Name: "web", Supervisor: ID{PID: 10, StartTime: 5}, Command: []string{"nginx"},
+		Stamp: []string{"TETHER=1"}, Members: []ID{{PID: 11, StartTime: 6}}}
+	w, err := Create(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(dir); err != nil || st.Mode().Perm() != 0o700 || !st.IsDir() {
+		t.Fatalf("directory %s: %v %v, want a 0700 directory", dir, st.Mode(), err)
+	}
+	w.Members([]ID{{PID: 11, StartTime: 6}, {PID: 12, StartTime: 7}})
+	got := Read(os.Getuid())
+	if len(got) != 1 || got[0].RunID != testRun || len(got[0].Members) != 2 || got[0].Owner != os.Getuid() {
+		t.Fatalf("read %+v, want the record with 2 members", got)
+	}
+	if !got[0].Has(proc.Member{PID: 12, StartTime: 7}) || got[0].Has(proc.Member{PID: 12, StartTime: 8}) {
+		t.Errorf("Has: want 12:7 a member, 12:8 not")
+	}
+	w.Remove()
+	if got := Read(os.Getuid()); len(got) != 0 {
+		t.Errorf("after Remove, read %+v, want none", got)
+	}
+}
+
+// A directory that is a symlink, open to others or someone else's is
+// refused: nothing written, nothing read.
+func TestDirectoryRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, dir string)
+	}{
+		{"symlink", func(t *testing.T, dir string) {
+			target := t.TempDir()
+			os.Chmod(target, 0o700)
+			if err := os.Symlink(target, dir); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"mode 0755", func(t *testing.T, dir string) {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.Chmod(dir, 0o755)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := useDir(t)
+			tc.make(t, dir)
+			w, err := Create(Record{RunID: testRun})
+			if w != nil || !errors.Is(err, ErrRefused) {
+				t.Fatalf("Create: %v, %v; want refused", w, err)
+			}
+			if _, err := openDir(dir, os.Getuid(), false); !errors.Is(err, ErrRefused) {
+				t.Errorf("open for reading: %v, want refused", err)
+			}
+		})
+	}
+}
+
+// A record that is a symlink, open to others, or that holds another
+// run than its name says is not read.
+func TestRecordRefused(t *testing.T) {
+	dir := useDir(t)
+	w, err := Create(Record{RunID: testRun, Members: []ID{{PID: 1, StartTime: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Remove()
+	good, _ := os.ReadFile(filepath.Join(dir, testRun+".json"))
+	other := strings.Repeat("a", 32)
+	if err := os.WriteFile(filepath.Join(dir, other+".json"), good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	third := strings.Repeat("b", 32)
+	if err := os.WriteFile(filepath.Join(dir, third+".json"), []byte(strings.Replace(string(good), testRun, third, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(dir, third+".json"), 0o644)
+	fourth := strings.Repeat("c", 32)
+	if err := os.Symlink(filepath.Join(dir, testRun+".json"), filepath.Join(dir, fourth+".json")); err != nil {
+		t.Fatal(err)
+	}
+	got := Read(os.Getuid())
+	if len(got) != 1 || got[0].RunID != testRun {
+		t.Errorf("read %+v, want only the record of %s", got, testRun)
+	}
+}
+
+func TestHonours(t *testing.T) {
+	if !(Record{Owner: 0}).Honours(1000) || !(Record{Owner: 1000}).Honours(1000) || (Record{Owner: 1000}).Honours(0) {
+		t.Error("want root's records honoured for any uid, a user's only for that user's")
+	}
+}
+
+func TestParseRefusesBadRecords(t *testing.T) {
+	for _, data := range []string{``, `{}`, `{"run_id":"../../etc"}`, `{"run_id":"` + testRun + `","members":["1"]}`, `{"run_id":"` + testRun + `","members":["0:5"]}`} {
+		if _, err := parse([]byte(data)); err == nil {
+			t.Errorf("parse(%q): no error, want one", data)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package reclaim
+
+import (
+	"slices"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/probe"
+)
+
+// wholeRuns adds to procs every other member of each run f selects a
+// process of: a stranded run is ended whole, not only the process that
+// matched (the holder of a port, say, while its helper stays). A run's
+// members are found by every ground there is: its run id in their
+// environment, its record (renamed ones), its cgroup (contained ones).
+// A supervised run selected through its supervisor (act.ViaSupervisor)
+// is left to that tether, which ends its own tree.
+func wholeRuns(procs []Process, f Filter, act Action) []Process {
+	runs := map[string][]string{} // run id: its cgroups
+	for _, p := range procs {
+		if ok, _ := f.selects(p); !ok || p.RunID == "" {
+			continue
+		}
+		if act.ViaSupervisor && p.Verdict == probe.Supervised {
+			continue
+		}
+		runs[p.RunID] = append(runs[p.RunID], p.Container)
+	}
+	if len(runs) == 0 {
+		return procs
+	}
+	have := map[int]bool{}
+	for _, p := range procs {
+		have[p.PID] = true
+	}
+	recs := records(f)
+	protected := protectedPIDs()
+	fs := proc.Host()
+	for id, containers := range runs {
+		ms, _ := fs.Scan([]string{probe.RunIDVar + "=" + id})
+		for _, rec := range recs {
+			if rec.RunID != id {
+				continue
+			}
+			for _, m := range rec.Members {
+				ms = append(ms, proc.Member(m))
+			}
+			if rec.Cgroup != "" {
+				containers = append(containers, "dir:"+rec.Cgroup)
+			}
+		}
+		ms = append(ms, cgroupMembers(containers)...)
+		for _, m := range ms {
+			if have[m.PID] {
+				continue
+			}
+			have[m.PID] = true
+			pid := m.PID
+			ident := fs.Identity(pid)
+			r, err := probe.Check(pid, f.query())
+			if err != nil || r.RunID != id || !r.Tethered {
+				continue
+			}
+			if m.StartTime != 0 && r.StartTime != m.StartTime {
+				continue // a record's member whose PID is another's now
+			}
+			trace.Printf("reclaim: %d is of run %s too: ended with it", pid, id)
+			procs = append(procs, Process{Report: r, Protected: protected[pid], identity: ident})
+		}
+	}
+	slices.SortFunc(procs, func(a, b Process) int { return a.PID - b.PID })
+	return procs
+}
