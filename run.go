@@ -28,7 +28,8 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "stamp the name `NAME` (default: the command's base name)"},
 			&cli.StringFlag{Name: "signal", Value: "TERM", Usage: "the parent-death `SIGNAL` the command gets when tether dies"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long the tree gets between TERM and KILL at cleanup"},
-			&cli.BoolFlag{Name: "outlive-parent", Usage: "keep running when tether's own parent (the shell, make) dies"},
+			&cli.BoolFlag{Name: "outlive-parent", Usage: "keep running when tether's parent or an ancestor (the shell, make) dies"},
+			&cli.BoolFlag{Name: "forking", Usage: "for a COMMAND that daemonizes (pg_ctl start, nginx): run until its whole tree is gone, not until COMMAND exits"},
 			&cli.BoolFlag{Name: "exec", Usage: "no supervisor: arm the parent-death signal on tether and exec COMMAND in place"},
 			&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "first free `PORT`: reclaim a stranded tethered holder, refuse any other (repeatable)"},
 			&cli.BoolFlag{Name: "foreign", Usage: "with --port: also end a holder tether did not start (a listener of the port, never a client)"},
@@ -83,6 +84,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		Args:          args,
 		Grace:         c.Duration("grace"),
 		OutliveParent: c.Bool("outlive-parent"),
+		Forking:       c.Bool("forking"),
 		Reexec:        true,
 		LeaveDir:      true,
 		DieBySignal:   true,
@@ -108,6 +110,12 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 			return cfg, nil, usagef("tether run: --contain takes its mode after \"=\": --contain=%s (a command of that name: ./%s)", args[0], args[0])
 		}
 		cfg.Contain = f.mode
+	}
+	if cfg.Forking && c.Bool("exec") {
+		return cfg, nil, usagef("tether run: --forking needs tether to stay as the supervisor: it cannot be combined with --exec")
+	}
+	if cfg.Forking && cfg.Contain == spawn.ContainPIDNamespace {
+		return cfg, nil, usagef("tether run: --forking: not with --contain=pidns, whose init ends the namespace when COMMAND exits (--contain=cgroup keeps a daemon's tree)")
 	}
 	ports, err := parsePorts(c.StringSlice("port"))
 	if err != nil {

@@ -49,6 +49,16 @@ type Config struct {
 	// OutliveParent keeps running when the caller (the shell, make) dies.
 	// By default the caller's death is handled like SIGTERM.
 	OutliveParent bool
+	// Forking keeps the run going once the command has exited with
+	// status 0, for as long as anything of its tree is left: a launcher
+	// that daemonizes (pg_ctl start, nginx's default, redis-server
+	// --daemonize yes) leaves its daemon to be supervised, as systemd's
+	// Type=forking does. Signals then go to every process group of the
+	// tree, and the exit status is that of the last member reaped. A
+	// command that exits non-zero ends the run at once, as without it.
+	// Without Forking, a daemon left by a command that exited 0 is ended
+	// with the rest of the tree, and a line on stderr says so.
+	Forking bool
 	// Reexec says that this program's main calls [Init] first, so that
 	// Supervise may start it again (selfPath) as its watchdog, which ends
 	// the whole tree should the supervisor be killed with SIGKILL (no

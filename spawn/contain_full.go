@@ -30,6 +30,12 @@ func (r *run) contain(path string, attr *syscall.ProcAttr) (string, []string, er
 		}
 		r.tried = append(r.tried, "cgroup: "+err.Error())
 	}
+	if mode == ContainAuto && r.cfg.Forking || mode == ContainPIDNamespace && r.cfg.Forking {
+		// The namespace's init ends it when the command exits: a
+		// daemon's tree would go with it.
+		r.tried = append(r.tried, "pidns: not with Forking (the namespace ends with the command)")
+		return "", nil, containFailed(mode, r.tried)
+	}
 	if mode == ContainAuto || mode == ContainPIDNamespace {
 		self := selfPath()
 		err := pidns.Usable()

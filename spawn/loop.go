@@ -74,9 +74,95 @@ func (r *run) loop() int {
 			kill = time.After(r.cfg.Grace)
 		}
 	}
+	if r.daemonsKept() {
+		r.superviseDaemons()
+	}
 	r.cleanup()
 	r.restoreTerminal()
 	return exitcode.Wait(r.status)
+}
+
+// daemonsKept reports whether the tree is to run on once the command
+// has exited: with Forking, after an exit status of 0 and before any
+// TERM. Without Forking, a daemon the command left (a process that made
+// itself a session leader) is named on stderr before it is ended with
+// the rest: a launcher that daemonizes otherwise looks like a run that
+// ended at once, in silence.
+func (r *run) daemonsKept() bool {
+	if !r.status.Exited() || r.status.ExitStatus() != 0 || !r.termAt.IsZero() {
+		return false
+	}
+	if r.cfg.Forking {
+		return true
+	}
+	fs := proc.Host()
+	for _, m := range r.tree() {
+		if st, err := fs.Stat(m.PID); err == nil && st.Session == m.PID && st.StartTime == m.StartTime {
+			fmt.Fprintf(or(r.cfg.Stderr, os.Stderr), "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", r.cfg.Args[0], m.PID, st.Comm)
+			break
+		}
+	}
+	return false
+}
+
+// superviseDaemons runs the tree on after its command exited 0, with
+// Forking, until none of it is left: signals go to each of its process
+// groups, a TERM starts the grace, and the exit status becomes that of
+// the last member reaped.
+func (r *run) superviseDaemons() {
+	var kill <-chan time.Time
+	tick := time.NewTicker(recordEvery)
+	defer tick.Stop()
+	trace.Printf("command exited 0: --forking: its tree is supervised until it is gone")
+	for r.reap(); len(r.tree()) > 0; r.reap() {
+		select {
+		case sig := <-r.sigs:
+			switch s := sig.(syscall.Signal); s {
+			case syscall.SIGCHLD:
+			case syscall.SIGTERM:
+				r.record()
+				r.forwardTree(s)
+				if kill == nil {
+					r.termAt = time.Now()
+					kill = time.After(r.cfg.Grace)
+				}
+			default:
+				r.forwardTree(s)
+			}
+		case <-kill:
+			r.killTree()
+		case <-tick.C:
+			r.record()
+		}
+	}
+	if r.orphaned {
+		r.status = r.lastOrphan
+	}
+	trace.Printf("the daemons' tree is gone: exit status %d", exitcode.Wait(r.status))
+}
+
+// forwardTree passes sig to every process group of the tree: a daemon
+// is in a session, and a group, of its own. A member in tether's own
+// group (the caller's, at a terminal) is signalled alone.
+func (r *run) forwardTree(sig syscall.Signal) {
+	fs := proc.Host()
+	own := unix.Getpgrp()
+	done := map[int]bool{}
+	for _, m := range r.tree() {
+		st, err := fs.Stat(m.PID)
+		if err != nil || st.StartTime != m.StartTime {
+			continue
+		}
+		if st.PGID == own || st.PGID <= 1 {
+			_ = fs.Signal(m, sig)
+			continue
+		}
+		if !done[st.PGID] {
+			done[st.PGID] = true
+			_ = unix.Kill(-st.PGID, sig)
+			trace.Printf("forwarded %s to group %d", unix.SignalName(sig), st.PGID)
+		}
+	}
 }
 
 // handle acts on one signal tether caught: it reaps on SIGCHLD, resumes
@@ -156,6 +242,7 @@ func (r *run) reap() {
 			// signalled or waited for again.
 			r.wd.Reaped()
 		default:
+			r.lastOrphan, r.orphaned = syscall.WaitStatus(ws), true
 			trace.Printf("reaped orphan %d", pid)
 		}
 	}

@@ -68,6 +68,10 @@ type run struct {
 	// status is the command's wait status, once reaped (done).
 	status syscall.WaitStatus
 	done   bool
+	// lastOrphan is the status of the last orphan reaped, once one was
+	// (orphaned): a daemon's, for Forking.
+	lastOrphan syscall.WaitStatus
+	orphaned   bool
 	// term is how the run stands to the terminal.
 	term terminal
 	// pending are signals taken off sigs while suspending, to be
