@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 )
 
@@ -83,4 +85,42 @@ func readPIDFile(t *testing.T, path string) int {
 	}
 	t.Fatalf("no PID in %s after 10s", path)
 	return 0
+}
+
+// A watchdog that dies is replaced: a SIGKILL of tether afterwards still
+// ends the tree, the grandchild that no parent-death signal reaches too.
+func TestRunWatchdogReplaced(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	r := startTether(t, nil, "run", "--grace", "1s", "--", "/bin/sh", "-c",
+		"setsid /bin/sh -c 'echo $$ > "+pidFile+".new && mv "+pidFile+".new "+pidFile+" && exec sleep 300' & echo ready; wait")
+	if line := r.line(t); line != "ready" {
+		t.Fatalf("command printed %q, want ready", line)
+	}
+	grandchild := readPIDFile(t, pidFile)
+	tpid := r.cmd.Process.Pid
+	watchdogs := func() []int {
+		var out []int
+		for _, c := range proc.Host().Children(tpid) {
+			if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	first := watchdogs()
+	if len(first) != 1 {
+		t.Fatalf("tether %d has watchdogs %v, want one", tpid, first)
+	}
+	// tether's own unreaped child: its PID is still the watchdog's.
+	if err := syscall.Kill(first[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Eventually(t, "a new watchdog in place of the one killed", func() bool {
+		now := watchdogs()
+		return len(now) == 1 && now[0] != first[0]
+	})
+	_ = r.cmd.Process.Kill()
+	r.wait(t)
+	proctest.Eventually(t, "the setsid grandchild ended by the new watchdog", func() bool { return deadOrZombie(grandchild) })
 }

@@ -483,28 +483,12 @@ func TestReclaimStrandedContained(t *testing.T) {
 	r := startTether(t, helperEnv(modeRenamers, "PROCTEST_STAY=1"), "run", "--contain=cgroup", "--name", name, "--", os.Args[0])
 	ms := members(t, r.line(t))
 	group := groupOf(t, escapeCase{mode: "cgroup"}, ms[0].PID)
-	tpid := r.cmd.Process.Pid
-	for _, c := range proc.Host().Children(tpid) {
-		if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
-			// tether's own child, which it has not reaped: its PID
-			// is still the watchdog's.
-			if err := syscall.Kill(c, syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
+	strand(t, r.cmd.Process.Pid, func() {
+		if err := r.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
 		}
-	}
-	proctest.Eventually(t, "the watchdog reaped", func() bool {
-		for _, c := range proc.Host().Children(tpid) {
-			if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
-				return false
-			}
-		}
-		return true
+		r.wait(t)
 	})
-	if err := r.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	r.wait(t)
 	for _, m := range ms {
 		rep, _ := checkJSON(t, nil, itoa(m.PID))
 		if rep.Verdict != probe.Stranded || rep.Name != name || !strings.HasPrefix(rep.Container, "cgroup:") {

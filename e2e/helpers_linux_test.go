@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 )
 
@@ -52,5 +53,35 @@ func needFull(t *testing.T, what string) {
 	t.Helper()
 	if portable {
 		t.Skip("not on the portable path (tetherportable): " + what)
+	}
+}
+
+// strand leaves the run of tether tpid stranded, as a SIGKILL of tether
+// and of its watchdog at the same moment would: its watchdog is stopped
+// first (a dead one would be replaced), then kill ends tether, then the
+// watchdog is killed through a handle taken while it was still tether's
+// unreaped child.
+func strand(t *testing.T, tpid int, kill func()) {
+	t.Helper()
+	var wds []*proc.Handle
+	for _, c := range proc.Host().Children(tpid) {
+		if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
+			h, err := proc.Host().Open(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := h.Signal(syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			wds = append(wds, h)
+		}
+	}
+	if len(wds) == 0 {
+		t.Fatalf("tether %d has no watchdog to stop", tpid)
+	}
+	kill()
+	for _, h := range wds {
+		_ = h.Signal(syscall.SIGKILL)
+		h.Close()
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/internal/watchdog"
 )
 
 // recordEvery is how often the supervisor writes its tree down for the
@@ -241,6 +242,7 @@ func (r *run) reap() {
 			// Dead early: its PID may be recycled, and is never
 			// signalled or waited for again.
 			r.wd.Reaped()
+			r.replaceWatchdog(syscall.WaitStatus(ws))
 		default:
 			r.lastOrphan, r.orphaned = syscall.WaitStatus(ws), true
 			trace.Printf("reaped orphan %d", pid)
@@ -331,4 +333,35 @@ func (r *run) waitChild(deadline time.Time) {
 			return
 		}
 	}
+}
+
+// maxWatchdogs bounds how many watchdogs one run starts: one that dies
+// as soon as it starts is not started forever.
+const maxWatchdogs = 8
+
+// replaceWatchdog starts a new watchdog in place of one that died (a
+// kill -9 of it, the OOM killer), told all the first one was: without
+// one, a SIGKILL of tether would leave the tree running.
+func (r *run) replaceWatchdog(ws syscall.WaitStatus) {
+	r.watchdogs++
+	if r.watchdogs >= maxWatchdogs {
+		trace.Printf("watchdog %d died (status %d); %d started already: the run goes on without one", r.wd.PID(), exitcode.Wait(ws), r.watchdogs)
+		return
+	}
+	old := r.wd.PID()
+	wd, err := watchdog.Start(r.watchdogSpec())
+	if err != nil {
+		trace.Printf("watchdog %d died (status %d); no new one: %v", old, exitcode.Wait(ws), err)
+		return
+	}
+	r.wd = wd
+	wd.Cgroup(r.cgroup.Path())
+	if !r.done {
+		wd.Group(r.child)
+	} else {
+		wd.GroupGone()
+	}
+	wd.Record(r.recorded)
+	r.rec.Watchdog(r.watchdogID())
+	trace.Printf("watchdog %d died (status %d): replaced by %d", old, exitcode.Wait(ws), wd.PID())
 }

@@ -77,8 +77,10 @@ type run struct {
 	// pending are signals taken off sigs while suspending, to be
 	// handled next.
 	pending []os.Signal
-	// wd is the watchdog, once started; nil without one.
-	wd *watchdog.Watchdog
+	// wd is the watchdog, once started; nil without one. watchdogs
+	// counts those that died and were replaced.
+	wd        *watchdog.Watchdog
+	watchdogs int
 	// cgroup and init are the run's containers, with Config.Contain:
 	// nil when it has none of the kind.
 	cgroup *cgroup.Group
@@ -189,7 +191,7 @@ func (r *run) setUpAside(common []os.Signal) func() error {
 	wdc := make(chan started, 1)
 	if self := selfPath(); r.cfg.Reexec && self != "" {
 		go func() {
-			wd, err := watchdog.Start(watchdog.Spec{Path: self, Shell: "/bin/sh", RunID: r.cfg.RunID, Grace: r.cfg.Grace})
+			wd, err := watchdog.Start(r.watchdogSpec())
 			wdc <- started{wd, err}
 		}()
 	} else {
@@ -212,6 +214,21 @@ func (r *run) setUpAside(common []os.Signal) func() error {
 		}
 		return s.err
 	})
+}
+
+// watchdogSpec is how the run's watchdog is started.
+func (r *run) watchdogSpec() watchdog.Spec {
+	return watchdog.Spec{Path: selfPath(), Shell: "/bin/sh", RunID: r.cfg.RunID, Grace: r.cfg.Grace}
+}
+
+// watchdogID names the watchdog in the run's record.
+func (r *run) watchdogID() registry.ID {
+	if pid := r.wd.PID(); pid != 0 {
+		if st, err := proc.Host().Stat(pid); err == nil {
+			return registry.ID{PID: pid, StartTime: st.StartTime}
+		}
+	}
+	return registry.ID{}
 }
 
 // warmThreads has the runtime create n more OS threads now, while it
@@ -386,11 +403,7 @@ func (r *run) writeRecord() {
 		Command:    r.cfg.Args,
 		Stamp:      r.cfg.environ([]string{}),
 	}
-	if pid := r.wd.PID(); pid != 0 {
-		if st, err := fs.Stat(pid); err == nil {
-			rec.Watchdog = registry.ID{PID: pid, StartTime: st.StartTime}
-		}
-	}
+	rec.Watchdog = r.watchdogID()
 	if st, err := fs.Stat(r.child); err == nil {
 		rec.Members = []registry.ID{{PID: r.child, StartTime: st.StartTime}}
 	}

@@ -72,6 +72,20 @@ func (w *Writer) Members(ms []ID) {
 	}
 }
 
+// Watchdog writes the run's watchdog down anew: one that died was
+// replaced.
+func (w *Writer) Watchdog(id ID) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rec.Watchdog = id
+	if err := w.write(); err != nil {
+		trace.Printf("%v", err)
+	}
+}
+
 // write replaces the record whole: a new file, renamed over the old one,
 // so that a reader sees one or the other. Unchanged, it is not written.
 func (w *Writer) write() error {

@@ -25,3 +25,6 @@ func ReadAll() []Record { return nil }
 
 // Prune does nothing.
 func Prune(string, int) {}
+
+// Watchdog does nothing.
+func (w *Writer) Watchdog(ID) {}
