@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,39 +58,6 @@ func (id *ID) UnmarshalText(b []byte) error {
 	*id = ID{PID: p, StartTime: s}
 	return nil
 }
-
-// maxRecord bounds what is read of a record: a run of a few thousand
-// processes fits.
-const maxRecord = 1 << 20
-
-// parse reads one record, checking that it names a run.
-func parse(data []byte) (Record, error) {
-	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("parse record: %w", err)
-	}
-	if !validRunID(r.RunID) {
-		return r, fmt.Errorf("parse record: bad run id %q", r.RunID)
-	}
-	return r, nil
-}
-
-// validRunID is the protocol's run id: 32 lowercase hex digits, also a
-// safe file name.
-func validRunID(id string) bool {
-	if len(id) != 32 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// fileName is the record of run runID.
-func fileName(runID string) string { return runID + ".json" }
 
 // Has reports whether m is in the record's tree.
 func (r Record) Has(m proc.Member) bool {
