@@ -30,12 +30,12 @@ const recordEvery = 250 * time.Millisecond
 func (r *run) record() {
 	r.recorded = r.tree()
 	r.wd.Record(r.recorded)
-	if r.rec != nil {
+	if rec := r.recorder(); rec != nil {
 		ids := make([]registry.ID, len(r.recorded))
 		for i, m := range r.recorded {
 			ids[i] = registry.ID(m)
 		}
-		r.rec.Members(ids)
+		rec.Members(ids)
 	}
 }
 
@@ -362,6 +362,6 @@ func (r *run) replaceWatchdog(ws syscall.WaitStatus) {
 		wd.GroupGone()
 	}
 	wd.Record(r.recorded)
-	r.rec.Watchdog(r.watchdogID())
+	r.recorder().Watchdog(r.watchdogID())
 	trace.Printf("watchdog %d died (status %d): replaced by %d", old, exitcode.Wait(ws), wd.PID())
 }

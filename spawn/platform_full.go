@@ -31,7 +31,7 @@ func becomeSubreaper() error {
 // may exit with a goroutine of the caller's): restore, run on the same
 // thread before it is unlocked, puts back what the thread had, so that a
 // library caller's process is followed for the run and only for it.
-func followParent(sigs chan<- os.Signal) (restore func(), err error) {
+func followParent(chan<- os.Signal) (restore func(), err error) {
 	ppid := os.Getppid()
 	if ppid == 0 {
 		trace.Printf("no parent to follow (init of a PID namespace)")
@@ -42,14 +42,7 @@ func followParent(sigs chan<- os.Signal) (restore func(), err error) {
 		return nil, &StartError{Status: 125, Err: fmt.Errorf("read parent-death signal: %w", err)}
 	}
 	disarm := func() { _ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(old), 0, 0, 0) }
-	if err := armParentDeath(ppid, syscall.SIGTERM); err != nil {
-		return disarm, err
-	}
-	stop, err := followChain(ppid, sigs)
-	if err != nil {
-		return disarm, err
-	}
-	return func() { stop(); disarm() }, nil
+	return disarm, armParentDeath(ppid, syscall.SIGTERM)
 }
 
 // armChild gives the command the parent-death signal and a process group

@@ -34,12 +34,7 @@ func followParent(sigs chan<- os.Signal) (restore func(), err error) {
 	if err != nil {
 		return func() {}, err
 	}
-	stopChain, err := followChain(ppid, sigs)
-	if err != nil {
-		stop()
-		return func() {}, err
-	}
-	return func() { stopChain(); stop() }, nil
+	return stop, nil
 }
 
 // armChild gives the command a process group of its own.

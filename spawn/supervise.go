@@ -94,7 +94,10 @@ type run struct {
 	// recorded is the tree as last written down for the watchdog, and
 	// in the run's record (nil when it has none).
 	recorded []proc.Member
-	rec      *registry.Writer
+	// rec is the run's record, written aside (recWritten closes when
+	// done): read it through recorder.
+	rec        *registry.Writer
+	recWritten chan struct{}
 	// termAt is when the first TERM came: the grace is one budget,
 	// counted from then.
 	termAt time.Time
@@ -104,6 +107,8 @@ type run struct {
 	// the watchdog and the signals, once.
 	ready    func() error
 	finished sync.Once
+	// stopChain ends the watch on the caller's chain; set by ready.
+	stopChain func()
 }
 
 // Supervise runs cfg.Args as tether run does and returns its exit status:
@@ -146,7 +151,10 @@ func Supervise(cfg Config) (int, error) {
 	} else if err != nil {
 		return 0, err
 	}
-	if err := r.start(path, attr); err != nil {
+	if err := r.start(path, attr); err == errParentGone {
+		trace.Printf("not started: %v", err)
+		return 128 + int(syscall.SIGTERM), nil
+	} else if err != nil {
 		return 0, err
 	}
 	r.late.catch(r.sigs, rare)
@@ -201,14 +209,39 @@ func (r *run) setUpAside(common []os.Signal) func() error {
 	go func() { warmThreads(4); close(warmed) }()
 	notified := make(chan struct{})
 	go func() { signal.Notify(r.sigs, append(common, syscall.SIGCHLD)...); close(notified) }()
+	// The caller's chain beyond the parent, whose own tie is armed on
+	// the locked thread (followCaller): any death from now on comes to
+	// sigs as a TERM, and one that came first is errParentGone.
+	type followed struct {
+		stop func()
+		err  error
+	}
+	chainc := make(chan followed, 1)
+	if r.cfg.OutliveParent {
+		chainc <- followed{func() {}, nil}
+	} else {
+		go func() {
+			stop, err := followChain(os.Getppid(), r.sigs)
+			chainc <- followed{stop, err}
+		}()
+	}
 	return sync.OnceValue(func() error {
 		s := <-wdc
 		<-notified
-		if s.err != nil {
+		c := <-chainc
+		r.stopChain = c.stop
+		if s.err == nil {
+			r.wd = s.wd
+		}
+		switch {
+		case c.err != nil:
+			s.wd.Stop()
+			r.wd = nil
+			return c.err
+		case s.err != nil:
 			return s.err
 		}
 		<-warmed
-		r.wd = s.wd
 		if s.wd != nil {
 			trace.Printf("watchdog %d started for run %s", s.wd.PID(), r.cfg.RunID)
 		}
@@ -284,8 +317,11 @@ func (r *run) finish() {
 		// Unregistering costs a round trip per signal too, and nothing
 		// needs to wait for it: it finishes on its own.
 		r.late.stop()
+		if r.stopChain != nil {
+			r.stopChain()
+		}
 		go signal.Stop(r.sigs)
-		r.rec.Remove()
+		r.recorder().Remove()
 		r.wd.Stop()
 		// Also when the command never started: a group made for it
 		// goes, and the init's pipe is closed.
@@ -354,7 +390,9 @@ func or(f, def *os.File) *os.File {
 // wait4(-1) in the loop, so that one owner sees every status and none is
 // stolen; os/exec, which would reap it itself, is not used here.
 func (r *run) start(path string, attr *syscall.ProcAttr) error {
-	if err := r.ready(); err != nil {
+	if err := r.ready(); err == errParentGone {
+		return err
+	} else if err != nil {
 		return &StartError{Status: 125, Err: err}
 	}
 	r.setUpTerminal(attr)
@@ -407,8 +445,23 @@ func (r *run) writeRecord() {
 	if st, err := fs.Stat(r.child); err == nil {
 		rec.Members = []registry.ID{{PID: r.child, StartTime: st.StartTime}}
 	}
-	r.rec, _ = registry.Create(rec)
-	if r.rec != nil {
-		trace.Printf("run record %s written", r.rec.Path())
+	// Written beside the loop, off the start's path: the loop waits for
+	// it (recorder) before it writes the record again.
+	done := make(chan struct{})
+	r.recWritten = done
+	go func() {
+		defer close(done)
+		r.rec, _ = registry.Create(rec)
+		if r.rec != nil {
+			trace.Printf("run record %s written", r.rec.Path())
+		}
+	}()
+}
+
+// recorder is the run's record, once written; nil when it has none.
+func (r *run) recorder() *registry.Writer {
+	if r.recWritten != nil {
+		<-r.recWritten
 	}
+	return r.rec
 }
