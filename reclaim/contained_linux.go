@@ -1,6 +1,7 @@
 package reclaim
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -33,20 +34,29 @@ func contained(found []int) []int {
 }
 
 // removeEmptied removes the cgroups of contained runs that this reclaim
-// left empty: their supervisor, which would have, is gone.
-func removeEmptied(results []Result) {
+// left empty: their supervisor, which would have, is gone. They are the
+// groups its ended results were found by, and those of the runs it
+// ended whole (runGroups, as cgroupMembers takes them): a member that
+// kept its markers names no group of its own.
+func removeEmptied(results []Result, runGroups []string) {
 	h, err := cgroup.Host()
 	if err != nil {
 		return
 	}
-	done := map[string]bool{}
+	groups := runGroups
 	for _, r := range results {
-		path, ok := strings.CutPrefix(r.Container, "cgroup:")
-		if !ok || !r.ended() || done[path] {
+		if r.ended() && strings.HasPrefix(r.Container, "cgroup:") {
+			groups = append(groups, r.Container)
+		}
+	}
+	done := map[string]bool{}
+	for _, c := range groups {
+		dir := groupDir(h, c)
+		if dir == "" || done[dir] {
 			continue
 		}
-		done[path] = true
-		if dir := h.Dir(path); dir != "" && !cgroup.Populated(dir) {
+		done[dir] = true
+		if !cgroup.Populated(dir) {
 			if err := cgroup.Remove(dir, time.Second); err != nil {
 				trace.Printf("reclaim: %v", err)
 			} else {
@@ -54,6 +64,25 @@ func removeEmptied(results []Result) {
 			}
 		}
 	}
+}
+
+// groupDir is the directory of a run's group named "cgroup:PATH" (as
+// /proc names it) or "dir:DIR" (a run record's): "" unless it is in the
+// hierarchy and named for a run.
+func groupDir(h cgroup.Hierarchy, c string) string {
+	dir := ""
+	if path, ok := strings.CutPrefix(c, "cgroup:"); ok {
+		dir = h.Dir(path)
+	} else if d, ok := strings.CutPrefix(c, "dir:"); ok && strings.HasPrefix(d, h.Mount+"/") {
+		dir = d
+	}
+	if dir == "" {
+		return ""
+	}
+	if id, ok := strings.CutPrefix(filepath.Base(dir), "tether-"); !ok || !cgroup.IsRunID(id) {
+		return ""
+	}
+	return dir
 }
 
 // cgroupMembers are the members of the run cgroups among containers:
@@ -67,12 +96,7 @@ func cgroupMembers(containers []string) []proc.Member {
 	var out []proc.Member
 	seen := map[string]bool{}
 	for _, c := range containers {
-		dir := ""
-		if path, ok := strings.CutPrefix(c, "cgroup:"); ok {
-			dir = h.Dir(path)
-		} else if d, ok := strings.CutPrefix(c, "dir:"); ok && strings.HasPrefix(d, h.Mount+"/") {
-			dir = d
-		}
+		dir := groupDir(h, c)
 		if dir == "" || seen[dir] {
 			continue
 		}

@@ -8,7 +8,7 @@ import "github.com/tetherproc/tether/internal/proc"
 func contained([]int) []int { return nil }
 
 // removeEmptied has nothing to remove: only Linux has cgroups.
-func removeEmptied([]Result) {}
+func removeEmptied([]Result, []string) {}
 
 // cgroupMembers finds none: there are no cgroups.
 func cgroupMembers([]string) []proc.Member { return nil }

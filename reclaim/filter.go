@@ -72,7 +72,7 @@ func (f Filter) matches(p Process) (bool, string) {
 		return false, string(p.Verdict) + ": " + p.Reason
 	case f.RunID != "" && p.RunID != f.RunID:
 		return false, fmt.Sprintf("another run (%s)", p.RunID)
-	case !f.AnyUser && !mine(p):
+	case !f.AnyUser && !mine(p) && !(p.ofRun && os.Geteuid() == 0):
 		return false, fmt.Sprintf("another user's (uid %d); --any-user to include", *p.UID)
 	}
 	return true, ""

@@ -23,6 +23,9 @@ type Process struct {
 	// identity tells this process apart from any later holder of its PID
 	// where the kernel can (pidfs inode numbers); 0 elsewhere.
 	identity uint64
+	// ofRun says it was found as a member of a run selected whole: as
+	// root, it is ended with its run whoever's it is (nginx's workers).
+	ofRun bool
 }
 
 // found is one pass of finding: the processes, freshly checked, and with

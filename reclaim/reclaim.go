@@ -61,10 +61,11 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	found.procs = wholeRuns(found.procs, f, act)
+	var groups []string
+	found.procs, groups = wholeRuns(found.procs, f, act)
 	results := terminateAll(found.procs, f, act)
 	if !act.DryRun {
-		removeEmptied(results)
+		removeEmptied(results, groups)
 		pruneEnded(results, f)
 	}
 	sum := Summary{Results: results, Ports: found.ports}

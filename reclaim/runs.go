@@ -14,8 +14,9 @@ import (
 // members are found by every ground there is: its run id in their
 // environment, its record (renamed ones), its cgroup (contained ones).
 // A supervised run selected through its supervisor (act.ViaSupervisor)
-// is left to that tether, which ends its own tree.
-func wholeRuns(procs []Process, f Filter, act Action) []Process {
+// is left to that tether, which ends its own tree. It also returns the
+// groups of the runs it found, to be removed once emptied.
+func wholeRuns(procs []Process, f Filter, act Action) ([]Process, []string) {
 	runs := map[string][]string{} // run id: its cgroups
 	for _, p := range procs {
 		if ok, _ := f.selects(p); !ok || p.RunID == "" {
@@ -27,7 +28,7 @@ func wholeRuns(procs []Process, f Filter, act Action) []Process {
 		runs[p.RunID] = append(runs[p.RunID], p.Container)
 	}
 	if len(runs) == 0 {
-		return procs
+		return procs, nil
 	}
 	have := map[int]bool{}
 	for _, p := range procs {
@@ -36,6 +37,7 @@ func wholeRuns(procs []Process, f Filter, act Action) []Process {
 	recs := records(f)
 	protected := protectedPIDs()
 	fs := proc.Host()
+	var groups []string
 	for id, containers := range runs {
 		ms, _ := fs.Scan([]string{probe.RunIDVar + "=" + id})
 		for _, rec := range recs {
@@ -50,6 +52,7 @@ func wholeRuns(procs []Process, f Filter, act Action) []Process {
 			}
 		}
 		ms = append(ms, cgroupMembers(containers)...)
+		groups = append(groups, containers...)
 		for _, m := range ms {
 			if have[m.PID] {
 				continue
@@ -65,9 +68,9 @@ func wholeRuns(procs []Process, f Filter, act Action) []Process {
 				continue // a record's member whose PID is another's now
 			}
 			trace.Printf("reclaim: %d is of run %s too: ended with it", pid, id)
-			procs = append(procs, Process{Report: r, Protected: protected[pid], identity: ident})
+			procs = append(procs, Process{Report: r, Protected: protected[pid], identity: ident, ofRun: true})
 		}
 	}
 	slices.SortFunc(procs, func(a, b Process) int { return a.PID - b.PID })
-	return procs
+	return procs, groups
 }
