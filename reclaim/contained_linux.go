@@ -105,3 +105,19 @@ func cgroupMembers(containers []string) []proc.Member {
 	}
 	return out
 }
+
+// runGroupOf is the group of run runID that pid is in, as
+// cgroupMembers and removeEmptied take it ("cgroup:PATH"); "" when it is
+// in none: read before the reclaim, so that the group of a run whose
+// members kept their markers (and so name no container) is removed once
+// emptied.
+func runGroupOf(pid int, runID string) string {
+	path, err := proc.Host().Cgroup(pid)
+	if err != nil {
+		return ""
+	}
+	if id, group, ok := cgroup.RunOf(path); ok && id == runID {
+		return "cgroup:" + group
+	}
+	return ""
+}

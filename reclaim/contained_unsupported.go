@@ -12,3 +12,6 @@ func removeEmptied([]Result, []string) {}
 
 // cgroupMembers finds none: there are no cgroups.
 func cgroupMembers([]string) []proc.Member { return nil }
+
+// runGroupOf finds none: there are no cgroups.
+func runGroupOf(int, string) string { return "" }

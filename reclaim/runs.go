@@ -25,7 +25,7 @@ func wholeRuns(procs []Process, f Filter, act Action) ([]Process, []string) {
 		if act.ViaSupervisor && p.Verdict == probe.Supervised {
 			continue
 		}
-		runs[p.RunID] = append(runs[p.RunID], p.Container)
+		runs[p.RunID] = append(runs[p.RunID], p.Container, runGroupOf(p.PID, p.RunID))
 	}
 	if len(runs) == 0 {
 		return procs, nil
@@ -68,6 +68,7 @@ func wholeRuns(procs []Process, f Filter, act Action) ([]Process, []string) {
 				continue // a record's member whose PID is another's now
 			}
 			trace.Printf("reclaim: %d is of run %s too: ended with it", pid, id)
+			groups = append(groups, runGroupOf(pid, id))
 			procs = append(procs, Process{Report: r, Protected: protected[pid], identity: ident, ofRun: true})
 		}
 	}

@@ -52,7 +52,7 @@ func ownStops() stops {
 // daemon, a session leader with no terminal started by one of those
 // (sshd, tmux's server, cron, a CI runner's service), which would be
 // restarted without ending the sessions it made.
-func (s stops) stopsAt(fs proc.FS, st proc.Stat) (bool, string) {
+func (s stops) stopsAt(st proc.Stat, parent func() (proc.Stat, error)) (bool, string) {
 	switch {
 	case st.PID <= 1:
 		return true, "init"
@@ -64,7 +64,7 @@ func (s stops) stopsAt(fs proc.FS, st proc.Stat) (bool, string) {
 		if st.PPID <= 1 {
 			return true, "a daemon started by init"
 		}
-		if p, err := fs.Stat(st.PPID); err == nil && p.Comm == "systemd" {
+		if p, err := parent(); err == nil && p.Comm == "systemd" {
 			return true, "a daemon started by systemd"
 		}
 	}
@@ -85,19 +85,32 @@ func callerChain(fs proc.FS, s stops, ppid int) ([]proc.Member, error) {
 		return nil, fmt.Errorf("read parent %d: %w", ppid, err)
 	}
 	var chain []proc.Member
+	// Each process is read once: the one above, read to tell a daemon,
+	// is the next one up.
+	var next *proc.Stat
 	for len(chain) < maxChain {
 		if st.PPID <= 1 {
 			trace.Printf("caller's chain ends at init")
 			break
 		}
-		up, err := fs.Stat(st.PPID)
-		if err != nil {
+		var up proc.Stat
+		if next != nil && next.PID == st.PPID {
+			up = *next
+		} else if up, err = fs.Stat(st.PPID); err != nil {
 			// Gone meanwhile: its child is reparented, which the
-			// re-check after the watch is set up sees.
+			// watch, once set up, sees.
 			chain = append(chain, proc.Member{PID: st.PPID})
 			break
 		}
-		if stop, why := s.stopsAt(fs, up); stop {
+		next = nil
+		parent := func() (proc.Stat, error) {
+			p, err := fs.Stat(up.PPID)
+			if err == nil {
+				next = &p
+			}
+			return p, err
+		}
+		if stop, why := s.stopsAt(up, parent); stop {
 			trace.Printf("caller's chain ends at %d (%s): not followed", up.PID, why)
 			break
 		}

@@ -30,12 +30,14 @@ const recordEvery = 250 * time.Millisecond
 func (r *run) record() {
 	r.recorded = r.tree()
 	r.wd.Record(r.recorded)
-	if rec := r.recorder(); rec != nil {
-		ids := make([]registry.ID, len(r.recorded))
-		for i, m := range r.recorded {
-			ids[i] = registry.ID(m)
-		}
-		rec.Members(ids)
+	ids := make([]registry.ID, len(r.recorded))
+	for i, m := range r.recorded {
+		ids[i] = registry.ID(m)
+	}
+	if r.rec == nil {
+		r.writeRecord(ids)
+	} else {
+		r.rec.Members(ids)
 	}
 }
 
@@ -85,25 +87,32 @@ func (r *run) loop() int {
 
 // daemonsKept reports whether the tree is to run on once the command
 // has exited: with Forking, after an exit status of 0 and before any
-// TERM. Without Forking, a daemon the command left (a process that made
-// itself a session leader) is named on stderr before it is ended with
-// the rest: a launcher that daemonizes otherwise looks like a run that
-// ended at once, in silence.
+// TERM.
 func (r *run) daemonsKept() bool {
-	if !r.status.Exited() || r.status.ExitStatus() != 0 || !r.termAt.IsZero() {
-		return false
+	return r.cfg.Forking && r.exitedZero()
+}
+
+func (r *run) exitedZero() bool {
+	return r.status.Exited() && r.status.ExitStatus() == 0 && r.termAt.IsZero()
+}
+
+// namedDaemon says on stderr, once, that a daemon the command left (a
+// process that made itself a session leader) is being ended, when the
+// command exited 0 without Forking: a launcher that daemonizes otherwise
+// looks like a run that ended at once, in silence. tree is the cleanup's
+// first list of what is left.
+func (r *run) namedDaemon(tree []proc.Member) {
+	if r.cfg.Forking || !r.exitedZero() || r.daemonNamed {
+		return
 	}
-	if r.cfg.Forking {
-		return true
-	}
+	r.daemonNamed = true
 	fs := proc.Host()
-	for _, m := range r.tree() {
+	for _, m := range tree {
 		if st, err := fs.Stat(m.PID); err == nil && st.Session == m.PID && st.StartTime == m.StartTime {
 			fmt.Fprintf(or(r.cfg.Stderr, os.Stderr), "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", r.cfg.Args[0], m.PID, st.Comm)
-			break
+			return
 		}
 	}
-	return false
 }
 
 // superviseDaemons runs the tree on after its command exited 0, with
@@ -306,7 +315,9 @@ func (r *run) cleanup() {
 		Grace: grace,
 		List: func() ([]proc.Member, bool) {
 			r.reap()
-			return r.tree(), false
+			tree := r.tree()
+			r.namedDaemon(tree)
+			return tree, false
 		},
 		Send:    fs.Signal,
 		KillAll: r.cgroup.KillAll,
@@ -362,6 +373,6 @@ func (r *run) replaceWatchdog(ws syscall.WaitStatus) {
 		wd.GroupGone()
 	}
 	wd.Record(r.recorded)
-	r.recorder().Watchdog(r.watchdogID())
+	r.rec.Watchdog(r.watchdogID())
 	trace.Printf("watchdog %d died (status %d): replaced by %d", old, exitcode.Wait(ws), wd.PID())
 }

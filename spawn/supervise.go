@@ -94,10 +94,11 @@ type run struct {
 	// recorded is the tree as last written down for the watchdog, and
 	// in the run's record (nil when it has none).
 	recorded []proc.Member
-	// rec is the run's record, written aside (recWritten closes when
-	// done): read it through recorder.
-	rec        *registry.Writer
-	recWritten chan struct{}
+	// rec is the run's record once written (recTried), nil without.
+	rec      *registry.Writer
+	recTried bool
+	// daemonNamed: the daemon left by the command was named on stderr.
+	daemonNamed bool
 	// termAt is when the first TERM came: the grace is one budget,
 	// counted from then.
 	termAt time.Time
@@ -321,7 +322,7 @@ func (r *run) finish() {
 			r.stopChain()
 		}
 		go signal.Stop(r.sigs)
-		r.recorder().Remove()
+		r.rec.Remove()
 		r.wd.Stop()
 		// Also when the command never started: a group made for it
 		// goes, and the init's pipe is closed.
@@ -420,48 +421,34 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 	}
 	// The group, at once; the list of the tree at the first tick.
 	r.wd.Group(pid)
-	r.writeRecord()
 	ignoreReserved()
 	return nil
 }
 
-// writeRecord writes the run's record: who it is, and its tree so far
-// (the command), so that its members are known by PID and start time
-// even once they have written over their environment. A directory that
-// is refused leaves the run without one (traced), as the markers alone
-// were before.
-func (r *run) writeRecord() {
-	fs := proc.Host()
-	self, _ := fs.SelfStat()
+// writeRecord writes the run's record, the first time the tree is
+// written down for the watchdog (the first tick, or a TERM): who the
+// run is, and its tree, so that its members are known by PID and start
+// time even once they have written over their environment. A command
+// that ends before that (most short ones) costs nothing. A directory
+// that is refused leaves the run without a record (traced), as the
+// markers alone were before; it is not tried again.
+func (r *run) writeRecord(members []registry.ID) {
+	if r.recTried {
+		return
+	}
+	r.recTried = true
 	rec := registry.Record{
 		RunID:      r.cfg.RunID,
 		Name:       r.cfg.Name,
-		Supervisor: registry.ID{PID: os.Getpid(), StartTime: self.StartTime},
+		Supervisor: registry.ID(r.cfg.Supervisor),
+		Watchdog:   r.watchdogID(),
 		Cgroup:     r.cgroup.Path(),
 		Command:    r.cfg.Args,
 		Stamp:      r.cfg.environ([]string{}),
+		Members:    members,
 	}
-	rec.Watchdog = r.watchdogID()
-	if st, err := fs.Stat(r.child); err == nil {
-		rec.Members = []registry.ID{{PID: r.child, StartTime: st.StartTime}}
+	r.rec, _ = registry.Create(rec)
+	if r.rec != nil {
+		trace.Printf("run record %s written", r.rec.Path())
 	}
-	// Written beside the loop, off the start's path: the loop waits for
-	// it (recorder) before it writes the record again.
-	done := make(chan struct{})
-	r.recWritten = done
-	go func() {
-		defer close(done)
-		r.rec, _ = registry.Create(rec)
-		if r.rec != nil {
-			trace.Printf("run record %s written", r.rec.Path())
-		}
-	}()
-}
-
-// recorder is the run's record, once written; nil when it has none.
-func (r *run) recorder() *registry.Writer {
-	if r.recWritten != nil {
-		<-r.recWritten
-	}
-	return r.rec
 }

@@ -89,10 +89,7 @@ func (w *Writer) Watchdog(id ID) {
 // write replaces the record whole: a new file, renamed over the old one,
 // so that a reader sees one or the other. Unchanged, it is not written.
 func (w *Writer) write() error {
-	data, err := jsonRecord(w.rec)
-	if err != nil {
-		return err
-	}
+	data := w.rec.encode()
 	if string(data) == string(w.last) {
 		return nil
 	}
@@ -241,14 +238,6 @@ func Prune(runID string, uid int) {
 		}
 		unix.Close(fd)
 	}
-}
-
-func jsonRecord(r Record) ([]byte, error) {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return nil, fmt.Errorf("run record %s: %w", r.RunID, err)
-	}
-	return append(data, '\n'), nil
 }
 
 // maxRecord bounds what is read of a record: a run of a few thousand

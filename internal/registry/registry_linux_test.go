@@ -3,9 +3,11 @@
 package registry
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -130,6 +132,24 @@ func TestParseRefusesBadRecords(t *testing.T) {
 	for _, data := range []string{``, `{}`, `{"run_id":"../../etc"}`, `{"run_id":"` + testRun + `","members":["1"]}`, `{"run_id":"` + testRun + `","members":["0:5"]}`} {
 		if _, err := parse([]byte(data)); err == nil {
 			t.Errorf("parse(%q): no error, want one", data)
+		}
+	}
+}
+
+// The hand-written encoder reads back as encoding/json would have
+// written it, odd strings included.
+func TestEncodeRoundTrip(t *testing.T) {
+	for _, args := range [][]string{nil, {}, {"nginx", "-g", "daemon off;"}, {"a\"b\\c", "\x00\x1f\n\t", "<&>", "\xff\xfe bad utf-8", "ünï", "\u2028"}} {
+		rec := Record{RunID: testRun, Name: "n", Supervisor: ID{PID: 3, StartTime: 4}, Watchdog: ID{PID: 5, StartTime: 6},
+			Cgroup: "/sys/fs/cgroup/tether-" + testRun, Command: args, Stamp: []string{"TETHER=1"}, Members: []ID{{PID: 7, StartTime: 8}}}
+		got, err := parse(rec.encode())
+		if err != nil {
+			t.Fatalf("parse(encode(%q)): %v: %s", args, err, rec.encode())
+		}
+		want, _ := json.Marshal(rec)
+		wantRec, _ := parse(want)
+		if !reflect.DeepEqual(got, wantRec) {
+			t.Errorf("encode(%q) reads back as %+v, encoding/json's as %+v", args, got, wantRec)
 		}
 	}
 }
