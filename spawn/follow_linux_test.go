@@ -35,18 +35,23 @@ func pdeathsigHelper() {
 		fmt.Println("supervise:", err)
 		os.Exit(2)
 	}
-	var after int32
+	var after, subreaper int32
 	if err := unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&after)), 0, 0, 0); err != nil {
 		fmt.Println("get:", err)
 		os.Exit(2)
 	}
-	fmt.Println(after)
+	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&subreaper)), 0, 0, 0); err != nil {
+		fmt.Println("get subreaper:", err)
+		os.Exit(2)
+	}
+	fmt.Println(after, subreaper)
 	os.Exit(0)
 }
 
 // Supervise follows its caller for the run only: the parent-death signal
 // it arms on its thread is put back as it was when it returns, so that a
-// library caller's thread neither keeps it nor loses its own.
+// library caller's thread neither keeps it nor loses its own; and the
+// library caller's process is no child subreaper after it.
 func TestSuperviseRestoresParentDeathSignal(t *testing.T) {
 	for _, before := range []unix.Signal{0, unix.SIGUSR1} {
 		cmd := exec.Command(os.Args[0])
@@ -55,8 +60,8 @@ func TestSuperviseRestoresParentDeathSignal(t *testing.T) {
 		if err != nil {
 			t.Fatalf("helper: %v (%s)", err, out)
 		}
-		if got := strings.TrimSpace(string(out)); got != strconv.Itoa(int(before)) {
-			t.Errorf("parent-death signal %d before Supervise, %s after; want it put back", before, got)
+		if got := strings.TrimSpace(string(out)); got != strconv.Itoa(int(before))+" 0" {
+			t.Errorf("parent-death signal %d and no subreaper before Supervise, %q after; want both put back", before, got)
 		}
 	}
 }

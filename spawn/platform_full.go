@@ -19,8 +19,20 @@ import (
 // child subreaper, and containment (contain.go).
 
 // becomeSubreaper makes every orphan of the tree come back to tether.
-func becomeSubreaper() error {
-	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+// restore, never nil, puts the flag back as it was: a library caller's
+// process is a subreaper for the run and only for it.
+func becomeSubreaper() (restore func(), err error) {
+	var was int32
+	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&was)), 0, 0, 0); err != nil {
+		return func() {}, err
+	}
+	if was != 0 {
+		return func() {}, nil
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return func() {}, err
+	}
+	return func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) }, nil
 }
 
 // followParent arms SIGTERM for when the caller dies, on Supervise's

@@ -19,7 +19,7 @@ import (
 // process group and its run id), no pidfd, no containment.
 
 // becomeSubreaper has nothing to do: there is no subreaper.
-func becomeSubreaper() error { return nil }
+func becomeSubreaper() (restore func(), err error) { return func() {}, nil }
 
 // followParent watches the caller and, when it dies, hands the loop a
 // SIGTERM as its death would have sent one. The parent is read again

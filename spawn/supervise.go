@@ -139,7 +139,9 @@ func Supervise(cfg Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := becomeSubreaper(); err != nil {
+	unreap, err := becomeSubreaper()
+	defer unreap()
+	if err != nil {
 		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
 	restore, err := r.followCaller()
