@@ -174,3 +174,77 @@ func TestRegistryForeignDirectoryRefused(t *testing.T) {
 		})
 	}
 }
+
+// The supervisor a process's markers name is signalled in its place
+// (reclaim --all, run --replace) only when it is the tether run whose
+// record names it: markers and start times are anyone's to copy, and
+// --exec stamps the caller's shell.
+func TestReclaimAllForgedSupervisor(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root: a process of another user names root's as its supervisor")
+	}
+	victim := exec.Command("sleep", "300")
+	victim.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = victim.Process.Kill(); _ = victim.Wait() })
+	vst, err := proc.Host().Stat(victim.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := strings.Repeat("f", 32)
+	forger := exec.Command("sleep", "300")
+	forger.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), "TETHER=1", "TETHER_NAME=forged", "TETHER_RUN_ID="+runID,
+		fmt.Sprintf("TETHER_SUPERVISOR=%d:%d", vst.PID, vst.StartTime))
+	forger.SysProcAttr = &syscall.SysProcAttr{Credential: nobody}
+	if err := forger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = forger.Process.Kill(); _ = forger.Wait() })
+	proctest.Eventually(t, "the forger supervised by root's sleep", func() bool {
+		out, code := tetherAs(t, nil, nil, "check", fmt.Sprint(forger.Process.Pid))
+		return code == 0 && strings.Contains(out, "supervised")
+	})
+	out, code := tetherAs(t, nil, nil, "reclaim", "--all", "--any-user", "--run-id", runID, "--grace", "1s")
+	if code != 0 {
+		t.Errorf("reclaim --all --any-user --run-id: exit %d: %s", code, out)
+	}
+	if deadOrZombie(victim.Process.Pid) {
+		t.Fatalf("root's sleep %d, named as supervisor by another user's markers, was signalled: %s", victim.Process.Pid, out)
+	}
+	proctest.Eventually(t, "the forger itself ended", func() bool { return deadOrZombie(forger.Process.Pid) })
+}
+
+// run --exec stamps its caller (a shell) as the supervisor: reclaim
+// --all ends the command, never that shell.
+func TestReclaimAllExecSparesTheShell(t *testing.T) {
+	needFull(t, "--exec arms the parent-death signal")
+	name := fmt.Sprintf("exec-shell-%d", os.Getpid())
+	shell := exec.Command("/bin/sh", "-c", tetherBin+" run --exec --name "+name+" -- sleep 300; exec sleep 300")
+	shell.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	if err := shell.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = shell.Process.Kill(); _ = shell.Wait() })
+	var cmd int
+	proctest.Eventually(t, "the --exec command running", func() bool {
+		for _, c := range proc.Host().Children(shell.Process.Pid) {
+			if args, _ := proc.Host().Cmdline(c); len(args) == 2 && args[0] == "sleep" {
+				if env, _ := proc.Host().Environ(c); strings.Contains(strings.Join(env, "\n"), "TETHER_NAME="+name) {
+					cmd = c
+					return true
+				}
+			}
+		}
+		return false
+	})
+	out, code := tetherAs(t, nil, nil, "reclaim", "--all", "--name", name, "--grace", "1s")
+	if code != 0 {
+		t.Errorf("reclaim --all --name %s: exit %d: %s", name, code, out)
+	}
+	proctest.Eventually(t, "the command ended", func() bool { return deadOrZombie(cmd) })
+	if deadOrZombie(shell.Process.Pid) {
+		t.Errorf("the shell %d that ran tether run --exec was signalled: %s", shell.Process.Pid, out)
+	}
+}

@@ -20,8 +20,9 @@ func recordStamp(p proc.Process) ([]string, string, bool) {
 		recs = append(recs, registry.Read(0)...)
 	}
 	m := proc.Member{PID: p.PID, StartTime: p.StartTime}
+	ns, _ := tableNamespace()
 	for _, rec := range recs {
-		if rec.Honours(p.UID) && rec.Has(m) {
+		if rec.Honours(p.UID) && rec.InNamespace(ns) && rec.Has(m) {
 			return rec.Stamp, "record:" + rec.RunID, true
 		}
 	}

@@ -36,7 +36,8 @@ func contained(found []int) []int {
 // removeEmptied removes the cgroups of contained runs that this reclaim
 // left empty: their supervisor, which would have, is gone. They are the
 // groups its ended results were found by, and those of the runs it
-// ended whole (runGroups, as cgroupMembers takes them): a member that
+// ended whole (runGroups, as cgroupMembers takes them, read from their
+// members' /proc/PID/cgroup before the signals): a member that
 // kept its markers names no group of its own.
 func removeEmptied(results []Result, runGroups []string) {
 	h, err := cgroup.Host()
@@ -66,16 +67,15 @@ func removeEmptied(results []Result, runGroups []string) {
 	}
 }
 
-// groupDir is the directory of a run's group named "cgroup:PATH" (as
-// /proc names it) or "dir:DIR" (a run record's): "" unless it is in the
-// hierarchy and named for a run.
+// groupDir is the directory of a run's group named "cgroup:PATH", as
+// /proc names it (never a path from a record, which its owner could
+// point anywhere): "" unless it is in the hierarchy and named for a run.
 func groupDir(h cgroup.Hierarchy, c string) string {
-	dir := ""
-	if path, ok := strings.CutPrefix(c, "cgroup:"); ok {
-		dir = h.Dir(path)
-	} else if d, ok := strings.CutPrefix(c, "dir:"); ok && strings.HasPrefix(d, h.Mount+"/") {
-		dir = d
+	path, ok := strings.CutPrefix(c, "cgroup:")
+	if !ok || path != filepath.Clean(path) {
+		return ""
 	}
+	dir := h.Dir(path)
 	if dir == "" {
 		return ""
 	}
@@ -85,9 +85,9 @@ func groupDir(h cgroup.Hierarchy, c string) string {
 	return dir
 }
 
-// cgroupMembers are the members of the run cgroups among containers:
-// "cgroup:PATH" as /proc names it, or "dir:DIR", a run record's. Each
-// one found is checked for the run before it is counted.
+// cgroupMembers are the members of the run cgroups among containers,
+// "cgroup:PATH" as /proc names them. Each one found is checked for the
+// run before it is counted.
 func cgroupMembers(containers []string) []proc.Member {
 	h, err := cgroup.Host()
 	if err != nil {

@@ -67,6 +67,7 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	if !act.DryRun {
 		removeEmptied(results, groups)
 		pruneEnded(results, f)
+		pruneOver(f)
 	}
 	sum := Summary{Results: results, Ports: found.ports}
 	if len(f.Ports) > 0 && !act.DryRun {

@@ -10,36 +10,38 @@ import (
 )
 
 // records are the run records f may read: the caller's own, and with
-// AnyUser as root, every user's.
+// AnyUser as root, every user's; only those whose PIDs are this /proc's
+// (written in this PID namespace).
 func records(f Filter) []registry.Record {
+	var all []registry.Record
 	if f.AnyUser && os.Getuid() == 0 {
-		return registry.ReadAll()
+		all = registry.ReadAll()
+	} else {
+		all = registry.Read(os.Getuid())
 	}
-	return registry.Read(os.Getuid())
+	ns, _ := proc.Host().TableNamespace()
+	out := all[:0]
+	for _, rec := range all {
+		if rec.InNamespace(ns) {
+			out = append(out, rec)
+		} else {
+			trace.Printf("run record %s: written in another PID namespace; not read here", rec.RunID)
+		}
+	}
+	return out
 }
 
 // recorded are the members of runs' records that the scan of
 // environments did not find (renamed: their record says whose they
-// are, by PID and start time, also once their supervisor is gone). The
-// records of runs that are over (their supervisor and every member
-// gone) are pruned on the way.
+// are, by PID and start time, also once their supervisor is gone).
 func recorded(f Filter, found []int) []int {
 	fs := proc.Host()
 	var out []int
 	for _, rec := range records(f) {
-		live := 0
 		for _, m := range rec.Members {
-			st, err := fs.Stat(m.PID)
-			if err != nil || st.StartTime != m.StartTime || st.Zombie() {
-				continue
-			}
-			live++
-			if !slices.Contains(found, m.PID) && !slices.Contains(out, m.PID) {
+			if alive(fs, proc.Member(m)) && !slices.Contains(found, m.PID) && !slices.Contains(out, m.PID) {
 				out = append(out, m.PID)
 			}
-		}
-		if live == 0 && !alive(fs, proc.Member(rec.Supervisor)) {
-			registry.Prune(rec.RunID, rec.Owner)
 		}
 	}
 	if len(out) > 0 {
@@ -52,6 +54,29 @@ func recorded(f Filter, found []int) []int {
 func alive(fs proc.FS, m proc.Member) bool {
 	st, err := fs.Stat(m.PID)
 	return err == nil && st.StartTime == m.StartTime && !st.Zombie()
+}
+
+// pruneOver removes the records of runs that are over: their
+// supervisor and every member gone (tether killed with SIGKILL, its
+// watchdog having ended the rest). Only a reclaim that is no dry run
+// does, and only records of this PID namespace (records).
+func pruneOver(f Filter) {
+	fs := proc.Host()
+	for _, rec := range records(f) {
+		if alive(fs, proc.Member(rec.Supervisor)) {
+			continue
+		}
+		over := true
+		for _, m := range rec.Members {
+			if alive(fs, proc.Member(m)) {
+				over = false
+				break
+			}
+		}
+		if over {
+			registry.Prune(rec.RunID, rec.Owner)
+		}
+	}
 }
 
 // pruneEnded removes the records of the runs this reclaim ended whole:

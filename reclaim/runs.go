@@ -44,11 +44,11 @@ func wholeRuns(procs []Process, f Filter, act Action) ([]Process, []string) {
 			if rec.RunID != id {
 				continue
 			}
+			// The record's cgroup is not taken: a user's record could
+			// name any directory. A run's groups are those /proc says
+			// its members are in.
 			for _, m := range rec.Members {
 				ms = append(ms, proc.Member(m))
-			}
-			if rec.Cgroup != "" {
-				containers = append(containers, "dir:"+rec.Cgroup)
 			}
 		}
 		ms = append(ms, cgroupMembers(containers)...)

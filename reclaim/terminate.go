@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
@@ -153,8 +154,37 @@ func openSupervisor(p Process) (*proc.Handle, int) {
 		h.Close()
 		return nil, 0
 	}
+	if why := notItsTether(p, pid); why != "" {
+		h.Close()
+		trace.Printf("reclaim: %d is signalled itself: its supervisor %d %s", p.PID, pid, why)
+		return nil, 0
+	}
 	trace.Printf("reclaim: %d is to be ended through its supervisor %d", p.PID, pid)
 	return h, pid
+}
+
+// notItsTether says why the supervisor pid that p's markers name is not
+// to be signalled in its place, "" when it is: only a tether run that
+// wrote the record of p's run, naming itself as its supervisor by PID
+// and start time, is one. Markers and start times are anyone's to
+// copy, and a supervisor stamped by --exec (the caller's shell) or by
+// spawn.Start (the calling program) is no tether run at all: those, and
+// a run too young for its first record, have the process itself
+// signalled.
+func notItsTether(p Process, pid int) string {
+	if p.RunID == "" {
+		return "is named by no run id"
+	}
+	st, err := proc.Host().Status(pid)
+	if err != nil {
+		return "cannot be read: " + err.Error()
+	}
+	for _, rec := range registry.Read(st.UID) {
+		if rec.RunID == p.RunID && rec.Supervisor.PID == pid && rec.Supervisor.StartTime == p.Supervisor.StartTime {
+			return ""
+		}
+	}
+	return "wrote no record of run " + p.RunID + " (not a tether run, or not yet)"
 }
 
 // terminate is the one escalation of tether over the whole set: Signal
@@ -303,7 +333,7 @@ func recheck(p Process, f Filter) (Outcome, string) {
 	case r.StartTime != p.StartTime:
 		return Changed, fmt.Sprintf("PID %d now belongs to another process (start time %d, was %d)", p.PID, r.StartTime, p.StartTime)
 	}
-	again := Process{Report: r, Ports: p.Ports, Protected: p.Protected}
+	again := Process{Report: r, Ports: p.Ports, Protected: p.Protected, ofRun: p.ofRun}
 	if ok, why := f.selects(again); !ok {
 		return Changed, "no longer selected: " + why
 	}

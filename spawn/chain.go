@@ -82,7 +82,14 @@ func callerChain(fs proc.FS, s stops, ppid int) ([]proc.Member, error) {
 	}
 	st, err := fs.Stat(ppid)
 	if err != nil {
-		return nil, fmt.Errorf("read parent %d: %w", ppid, err)
+		// Hidden (hidepid) or gone: the parent's own tie, armed
+		// apart, covers it; there is no chain to read.
+		trace.Printf("caller's chain not followed: parent %d cannot be read: %v", ppid, err)
+		return nil, nil
+	}
+	if stop, why := s.stopsAt(st, func() (proc.Stat, error) { return fs.Stat(st.PPID) }); stop {
+		trace.Printf("caller's chain ends at the parent %d (%s): followed alone", ppid, why)
+		return nil, nil
 	}
 	var chain []proc.Member
 	// Each process is read once: the one above, read to tell a daemon,
@@ -97,9 +104,9 @@ func callerChain(fs proc.FS, s stops, ppid int) ([]proc.Member, error) {
 		if next != nil && next.PID == st.PPID {
 			up = *next
 		} else if up, err = fs.Stat(st.PPID); err != nil {
-			// Gone meanwhile: its child is reparented, which the
-			// watch, once set up, sees.
-			chain = append(chain, proc.Member{PID: st.PPID})
+			// Hidden (hidepid: another user's) or gone meanwhile:
+			// the chain is followed up to here.
+			trace.Printf("caller's chain ends below %d, which cannot be read: %v", st.PPID, err)
 			break
 		}
 		next = nil

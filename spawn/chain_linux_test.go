@@ -45,6 +45,9 @@ func TestCallerChain(t *testing.T) {
 	fakeStat(t, root, 200, "tether", 80, 80, 34816, 20)
 	fakeStat(t, root, 210, "make", 200, 80, 34816, 21)
 	fakeStat(t, root, 220, "sh", 210, 80, 34816, 22)
+	// sh 300 > sh 310 > 999, which this /proc does not show (hidepid)
+	fakeStat(t, root, 300, "sh", 310, 80, 34816, 30)
+	fakeStat(t, root, 310, "sh", 999, 80, 34816, 31)
 	fs := proc.NewFS(root)
 	for _, tc := range []struct {
 		name string
@@ -57,6 +60,9 @@ func TestCallerChain(t *testing.T) {
 		{"parent is a daemon", stops{}, 30, nil},
 		{"parent is init", stops{}, 1, nil},
 		{"inside a tether run", stops{supervisor: proc.Member{PID: 200, StartTime: 20}}, 220, []int{210}},
+		{"the parent is the tether run", stops{supervisor: proc.Member{PID: 200, StartTime: 20}}, 200, nil},
+		{"the parent is systemd", stops{}, 20, nil},
+		{"an ancestor cannot be read", stops{}, 300, []int{310}},
 		{"a recycled supervisor PID", stops{supervisor: proc.Member{PID: 200, StartTime: 99}}, 220, []int{210, 200, 80, 70}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -124,9 +124,26 @@ func (r *run) superviseDaemons() {
 	tick := time.NewTicker(recordEvery)
 	defer tick.Stop()
 	trace.Printf("command exited 0: --forking: its tree is supervised until it is gone")
+	// The status is the last one reaped from now on: an orphan reaped
+	// while the command ran is not the daemons'.
+	r.orphaned = false
 	for r.reap(); len(r.tree()) > 0; r.reap() {
-		select {
-		case sig := <-r.sigs:
+		var sig os.Signal
+		if len(r.pending) > 0 {
+			// Taken off while the command was stopped: handled first.
+			sig, r.pending = r.pending[0], r.pending[1:]
+		} else {
+			select {
+			case sig = <-r.sigs:
+			case <-kill:
+				r.killTree()
+				continue
+			case <-tick.C:
+				r.record()
+				continue
+			}
+		}
+		{
 			switch s := sig.(syscall.Signal); s {
 			case syscall.SIGCHLD:
 			case syscall.SIGTERM:
@@ -139,10 +156,6 @@ func (r *run) superviseDaemons() {
 			default:
 				r.forwardTree(s)
 			}
-		case <-kill:
-			r.killTree()
-		case <-tick.C:
-			r.record()
 		}
 	}
 	if r.orphaned {
@@ -365,6 +378,7 @@ func (r *run) replaceWatchdog(ws syscall.WaitStatus) {
 		trace.Printf("watchdog %d died (status %d); no new one: %v", old, exitcode.Wait(ws), err)
 		return
 	}
+	r.wd.Stop() // reaped: only its descriptors are closed
 	r.wd = wd
 	wd.Cgroup(r.cgroup.Path())
 	if !r.done {

@@ -201,8 +201,9 @@ func (r *run) setUpAside(common []os.Signal) func() error {
 	}
 	wdc := make(chan started, 1)
 	if self := selfPath(); r.cfg.Reexec && self != "" {
+		spec := r.watchdogSpec() // r.cfg is prepare's to change meanwhile
 		go func() {
-			wd, err := watchdog.Start(r.watchdogSpec())
+			wd, err := watchdog.Start(spec)
 			wdc <- started{wd, err}
 		}()
 	} else {

@@ -16,7 +16,9 @@ type Record struct {
 	// of its watchdog (empty without one).
 	Supervisor ID `json:"supervisor"`
 	Watchdog   ID `json:"watchdog,omitempty"`
-	// Cgroup is the run's cgroup (of a contained run), as /proc shows it.
+	// Cgroup is the directory of the run's cgroup (a contained run's):
+	// for a person to read; a reader trusts only what /proc says of the
+	// members.
 	Cgroup  string   `json:"cgroup,omitempty"`
 	Command []string `json:"command"`
 	// Stamp are the marker entries the run's command got: what a member
@@ -72,3 +74,23 @@ func (r Record) Has(m proc.Member) bool {
 // Honours reports whether the record may name a process of real uid:
 // its owner's, or any, for root's records (only root can write them).
 func (r Record) Honours(uid int) bool { return r.Owner == 0 || r.Owner == uid }
+
+// pidnsVar is the stamp's entry of the supervisor's PID namespace
+// (probe.PIDNamespaceVar, which this package, below probe, does not
+// import).
+const pidnsVar = "TETHER_PIDNS="
+
+// InNamespace reports whether the record's PIDs are to be read in PID
+// namespace ns, the one the reader's /proc shows: a record written in
+// another (a container sharing /tmp, a contained run's own) names other
+// processes by the same numbers. Where either is unknown (0), it is
+// taken as the same.
+func (r Record) InNamespace(ns uint64) bool {
+	for _, kv := range r.Stamp {
+		if v, ok := strings.CutPrefix(kv, pidnsVar); ok {
+			n, err := strconv.ParseUint(v, 10, 64)
+			return err != nil || n == 0 || ns == 0 || n == ns
+		}
+	}
+	return true
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -220,7 +221,11 @@ func Main(args []string) int {
 	}
 	g := cgroup.Open(s.cgroup)
 	g.KillAll()
-	endRun(runIDVar+"="+args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")), g)
+	if endRun(runIDVar+"="+args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")), g) {
+		// The run is over: its record, which its supervisor did not
+		// live to remove, goes too.
+		registry.Prune(args[0], os.Getuid())
+	}
 	g.Release()
 	return 0
 }
@@ -235,11 +240,11 @@ func Main(args []string) int {
 // empty round is not the end: a process in the middle of an execve
 // cannot be told apart yet, and one forked a moment ago may not be
 // listed yet, so the rounds go on until they have come back empty and
-// settled for a quarter second.
-func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup.Group) {
+// settled for a quarter second. It reports whether every one is gone.
+func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup.Group) bool {
 	fs := proc.Host()
 	entries := []string{entry}
-	proc.Escalation{
+	return proc.Escalation{
 		Grace: grace,
 		List: func() ([]proc.Member, bool) {
 			ms, executing := fs.Scan(entries)
