@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"syscall"
 	"unsafe"
 
+	"github.com/tetherproc/tether/internal/lsof"
 	"github.com/tetherproc/tether/internal/proc"
 )
 
@@ -161,7 +161,7 @@ func holders(ls map[uint64]Listener, pids []int) ([]holder, error) {
 }
 
 // lsofListeners is listeners from lsof's field output (lsof is always
-// there on macOS).
+// there on macOS, in /usr/sbin).
 func lsofListeners(ports map[uint16]bool) (map[uint64]Listener, error) {
 	out := map[uint64]Listener{}
 	for _, q := range []struct{ proto, sel string }{{"tcp", "-iTCP"}, {"udp", "-iUDP"}} {
@@ -175,11 +175,9 @@ func lsofListeners(ports map[uint16]bool) (map[uint64]Listener, error) {
 		if q.proto == "tcp" {
 			args = append(args, "-sTCP:LISTEN")
 		}
-		// lsof exits 1 when it finds nothing.
-		data, err := exec.Command("lsof", args...).Output()
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			return nil, fmt.Errorf("lsof: %w", err)
+		data, err := lsof.Output(args...)
+		if err != nil {
+			return nil, err
 		}
 		for k, l := range parseLsof(data, q.proto) {
 			if ports == nil || ports[l.Port] {

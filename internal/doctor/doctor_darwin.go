@@ -2,8 +2,8 @@ package doctor
 
 import (
 	"os"
-	"os/exec"
 
+	"github.com/tetherproc/tether/internal/lsof"
 	"github.com/tetherproc/tether/internal/proc"
 )
 
@@ -14,7 +14,7 @@ func Check() []Finding {
 		{Name: "parent-death signal", Detail: "macOS has none: tether run covers its command with the watchdog should tether be killed; --exec is refused"},
 		own(), others(),
 		{Name: "zombies", Detail: "a zombie's environment is gone: unverifiable"},
-		lsof(),
+		lsofFinding(),
 		{Name: "--contain", Detail: "cgroups and PID namespaces are Linux's: --contain is refused"},
 	}
 }
@@ -43,13 +43,14 @@ func others() Finding {
 	return f
 }
 
-// lsof is the fallback of a port lookup that the proc_info call refuses.
-func lsof() Finding {
+// lsofFinding is the fallback of a port lookup that the proc_info call
+// refuses.
+func lsofFinding() Finding {
 	f := Finding{Name: "lsof"}
-	if path, err := exec.LookPath("lsof"); err == nil {
+	if path, err := lsof.Path(); err == nil {
 		f.OK, f.Detail = true, path+": the fallback of --port where proc_info is refused"
 	} else {
-		f.Detail = "not found: --port relies on the proc_info system call alone"
+		f.Detail = "not found in /usr/sbin or PATH: --port relies on the proc_info system call alone"
 	}
 	return f
 }
