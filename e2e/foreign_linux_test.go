@@ -286,42 +286,17 @@ func TestReclaimForeignRenamedAndWorkers(t *testing.T) {
 // (the workers, another user's, are left to it), finds the port free,
 // and starts the command, as reclaim --port --foreign would decide.
 func TestForeignNginx(t *testing.T) {
-	nginx, err := exec.LookPath("nginx")
-	if err != nil {
-		nginx = "/usr/sbin/nginx"
-		if _, err := os.Stat(nginx); err != nil {
-			t.Skip("no nginx (Debian's nginx-light)")
-		}
-	}
 	if os.Getuid() != 0 {
 		t.Skip("needs root: nginx's master starts its workers as nobody")
 	}
 	dir := t.TempDir()
 	port := freePort(t, "tcp")
-	conf := fmt.Sprintf(`daemon off;
-master_process on;
-worker_processes 2;
-user nobody nogroup;
-pid %[1]s/nginx.pid;
-error_log stderr;
-events { worker_connections 64; }
-http {
-	access_log off;
-	client_body_temp_path %[1]s/body;
-	proxy_temp_path %[1]s/proxy;
-	fastcgi_temp_path %[1]s/fastcgi;
-	uwsgi_temp_path %[1]s/uwsgi;
-	scgi_temp_path %[1]s/scgi;
-	server { listen 127.0.0.1:%[2]s; location / { return 200 "ok\n"; } }
-}
-`, dir, port)
-	if err := os.WriteFile(dir+"/nginx.conf", []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The servers' tests' nginx, in the foreground.
+	args := nginxArgs(t, dir, port, true)
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(nginx, "-p", dir, "-c", dir+"/nginx.conf")
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = proctest.CleanEnv()
 	var errOut strings.Builder
 	cmd.Stderr = &errOut

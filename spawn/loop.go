@@ -51,26 +51,9 @@ func (r *run) loop() int {
 	tick := time.NewTicker(recordEvery)
 	defer tick.Stop()
 	for r.reap(); !r.done; r.reap() {
-		var sig os.Signal
-		if len(r.pending) > 0 {
-			sig, r.pending = r.pending[0], r.pending[1:]
-		} else {
-			select {
-			case sig = <-r.sigs:
-			case <-kill:
-				r.killTree()
-				continue
-			case <-tick.C:
-				r.record()
-				continue
-			case stop := <-r.init.Stops():
-				// The init's report of the command's stop: stop in
-				// its place, unless it was continued meanwhile.
-				if r.init.StillStopped() {
-					r.suspend(stop)
-				}
-				continue
-			}
+		sig, ok := r.next(kill, tick.C)
+		if !ok {
+			continue
 		}
 		if r.handle(sig.(syscall.Signal)) && kill == nil {
 			r.termAt = time.Now()
@@ -128,34 +111,21 @@ func (r *run) superviseDaemons() {
 	// while the command ran is not the daemons'.
 	r.orphaned = false
 	for r.reap(); len(r.tree()) > 0; r.reap() {
-		var sig os.Signal
-		if len(r.pending) > 0 {
-			// Taken off while the command was stopped: handled first.
-			sig, r.pending = r.pending[0], r.pending[1:]
-		} else {
-			select {
-			case sig = <-r.sigs:
-			case <-kill:
-				r.killTree()
-				continue
-			case <-tick.C:
-				r.record()
-				continue
-			}
+		sig, ok := r.next(kill, tick.C)
+		if !ok {
+			continue
 		}
-		{
-			switch s := sig.(syscall.Signal); s {
-			case syscall.SIGCHLD:
-			case syscall.SIGTERM:
-				r.record()
-				r.forwardTree(s)
-				if kill == nil {
-					r.termAt = time.Now()
-					kill = time.After(r.cfg.Grace)
-				}
-			default:
-				r.forwardTree(s)
+		switch s := sig.(syscall.Signal); s {
+		case syscall.SIGCHLD:
+		case syscall.SIGTERM:
+			r.record()
+			r.forwardTree(s)
+			if kill == nil {
+				r.termAt = time.Now()
+				kill = time.After(r.cfg.Grace)
 			}
+		default:
+			r.forwardTree(s)
 		}
 	}
 	if r.orphaned {
@@ -186,6 +156,33 @@ func (r *run) forwardTree(sig syscall.Signal) {
 			trace.Printf("forwarded %s to group %d", unix.SignalName(sig), st.PGID)
 		}
 	}
+}
+
+// next waits for the next signal to handle: one taken off while the
+// command was stopped first, then those caught. It handles what else
+// comes meanwhile (the grace's end, the tick, the init's report of the
+// command's stop) and then returns false.
+func (r *run) next(kill, tick <-chan time.Time) (os.Signal, bool) {
+	if len(r.pending) > 0 {
+		sig := r.pending[0]
+		r.pending = r.pending[1:]
+		return sig, true
+	}
+	select {
+	case sig := <-r.sigs:
+		return sig, true
+	case <-kill:
+		r.killTree()
+	case <-tick:
+		r.record()
+	case stop := <-r.init.Stops():
+		// The init's report of the command's stop: stop in its place,
+		// unless it was continued meanwhile.
+		if r.init.StillStopped() {
+			r.suspend(stop)
+		}
+	}
+	return nil, false
 }
 
 // handle acts on one signal tether caught: it reaps on SIGCHLD, resumes
