@@ -113,14 +113,7 @@ func containUnavailable(t *testing.T, c escapeCase) string {
 
 func runEscapees(t *testing.T, c escapeCase, end string) {
 	// Not t.TempDir, whose parent only the test's user can enter.
-	dir, err := os.MkdirTemp("", "tether-escapees-")
-	if err == nil {
-		err = os.Chmod(dir, 0o777)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := sharedTemp(t)
 	script := filepath.Join(dir, "escapees.sh")
 	if err := os.WriteFile(script, []byte(escapeesScript), 0o755); err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ var nobody = &syscall.Credential{Uid: 65534, Gid: 65534}
 // of processes of several users.
 func sharedTemp(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "tether-registry-")
+	dir, err := os.MkdirTemp("", "tether-test-")
 	if err == nil {
 		err = os.Chmod(dir, 0o777)
 	}

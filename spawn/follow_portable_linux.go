@@ -14,23 +14,7 @@ import (
 // by polling: the portable path's stand-in for macOS's kqueue event,
 // without the Linux-only pidfd. stop ends the watch.
 func watchParent(ppid int, gone func()) (stop func(), err error) {
-	if os.Getppid() != ppid {
-		return nil, errParentGone
-	}
-	done := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for os.Getppid() == ppid {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-		gone()
-	}()
-	return sync.OnceFunc(func() { close(done) }), nil
+	return poll(20*time.Millisecond, func() bool { return os.Getppid() == ppid }, gone)
 }
 
 // watchChain has gone called once a process of chain is gone or a link
@@ -39,15 +23,20 @@ func watchChain(chain []proc.Member, ppid int, gone func()) (stop func(), err er
 	if len(chain) == 0 {
 		return func() {}, nil
 	}
-	intact := func() bool { return chainIntact(proc.Host(), ppid, chain) }
-	if !intact() {
+	return poll(100*time.Millisecond, func() bool { return chainIntact(proc.Host(), ppid, chain) }, gone)
+}
+
+// poll asks ok every period and has gone called once it says false; one
+// false at once is errParentGone. stop ends the watch.
+func poll(period time.Duration, ok func() bool, gone func()) (stop func(), err error) {
+	if !ok() {
 		return nil, errParentGone
 	}
 	done := make(chan struct{})
 	go func() {
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(period)
 		defer tick.Stop()
-		for intact() {
+		for ok() {
 			select {
 			case <-done:
 				return

@@ -90,11 +90,26 @@ func (r *run) namedDaemon(tree []proc.Member) {
 	}
 	r.daemonNamed = true
 	fs := proc.Host()
-	for _, m := range tree {
-		if st, err := fs.Stat(m.PID); err == nil && st.Session == m.PID && st.StartTime == m.StartTime {
-			fmt.Fprintf(or(r.cfg.Stderr, os.Stderr), "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", r.cfg.Args[0], m.PID, st.Comm)
+	// A launcher may exit between its fork and its child's setsid
+	// (redis does): while an orphan it left is not yet a session leader,
+	// it is looked at again for a few milliseconds before the TERM.
+	for try := 0; try < 10; try++ {
+		adopted := false
+		for _, m := range tree {
+			st, err := fs.Stat(m.PID)
+			if err != nil || st.StartTime != m.StartTime {
+				continue
+			}
+			if st.Session == m.PID {
+				fmt.Fprintf(or(r.cfg.Stderr, os.Stderr), "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", r.cfg.Args[0], m.PID, st.Comm)
+				return
+			}
+			adopted = adopted || st.PPID == os.Getpid()
+		}
+		if !adopted {
 			return
 		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 

@@ -26,8 +26,8 @@ func RunOf(path string) (runID, group string, ok bool) {
 	return "", "", false
 }
 
-// IsRunID reports whether id reads as a run id, as a group's name and a
-// watchdog's argument hold one: 32 lowercase hex digits (probe's
+// IsRunID reports whether id reads as a run id, as a group's name, a
+// watchdog's argument and a run record's file name hold one: 32 lowercase hex digits (probe's
 // Stamp.Validate, which the packages below probe cannot call).
 func IsRunID(id string) bool {
 	if len(id) != 32 {

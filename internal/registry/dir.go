@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -44,20 +45,11 @@ func Dirs(uid int) []string {
 		filepath.Join("/run/user", strconv.Itoa(uid), "tether"),
 		filepath.Join(os.TempDir(), "tether-"+strconv.Itoa(uid)),
 	} {
-		if !contains(dirs, d) {
+		if !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}
 	return dirs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ErrRefused says a directory or record is not to be trusted: not the

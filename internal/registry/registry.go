@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -256,19 +257,9 @@ func parse(data []byte) (Record, error) {
 	return r, nil
 }
 
-// validRunID is the protocol's run id: 32 lowercase hex digits, also a
-// safe file name.
-func validRunID(id string) bool {
-	if len(id) != 32 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+// validRunID is the protocol's run id (cgroup.IsRunID, the one copy of
+// the rule below probe), also a safe file name.
+func validRunID(id string) bool { return cgroup.IsRunID(id) }
 
 // fileName is the record of run runID.
 func fileName(runID string) string { return runID + ".json" }
