@@ -88,6 +88,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		Reexec:        true,
 		LeaveDir:      true,
 		DieBySignal:   true,
+		SoleReaper:    true,
 	}
 	if cfg.Name, err = nameFrom(c); err != nil {
 		return cfg, nil, err

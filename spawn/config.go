@@ -77,6 +77,17 @@ type Config struct {
 	// which no descendant leaves by its own means: see [Containment].
 	// Supervise only; Exec and Start have no process to keep one.
 	Contain Containment
+	// SoleReaper says that the calling process has no children but the
+	// run's: it is tether run, or a container's PID 1. Supervise then
+	// reaps every child the process has (wait4(-1)), as an init must, and
+	// takes the process's whole subtree for the run's tree. Without it,
+	// as in a program that starts other children of its own, Supervise
+	// reaps only its command and the orphans it can tell are its tree's
+	// (by the run id in their environment, by the list of the tree it
+	// keeps, by the command's process group), so that no status of the
+	// program's other children is taken from their exec.Cmd, and no
+	// other child of the program is signalled.
+	SoleReaper bool
 	// LeaveDir has Supervise change the calling process's working
 	// directory to / once the command has started in it, so that the
 	// directory is not kept busy (it can be unmounted) for as long as the

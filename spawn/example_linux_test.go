@@ -1,10 +1,15 @@
 package spawn_test
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"os/exec"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -40,4 +45,106 @@ func ExampleSupervise() {
 	}
 	fmt.Println("exit status", status)
 	// Output: exit status 3
+}
+
+// A long-running Go program (an MCP host, a dev-server manager) makes
+// one Host and starts its children through it. At start it ends what an
+// earlier instance of itself left running, found by the children's
+// name; it stops one child with its whole tree, and closes the Host
+// before it exits. With Reexec, main calls spawn.Init first: the Host
+// starts the program again as the watchdog that ends every child's tree
+// should the program be killed with SIGKILL.
+func ExampleHost() {
+	// What a crashed earlier instance stranded: its children's name.
+	if _, err := reclaim.Reclaim(reclaim.Filter{Name: "example-agent"}, reclaim.Action{Grace: 2 * time.Second}); err != nil {
+		panic(err)
+	}
+	host, err := spawn.NewHost(spawn.HostOptions{Reexec: true})
+	if err != nil {
+		panic(err)
+	}
+	defer host.Close(context.Background())
+
+	var agents []*spawn.Child
+	for i := 0; i < 2; i++ {
+		// Each agent starts a helper of its own, in a session of its
+		// own, which its Stop ends with it.
+		cmd := exec.Command("/bin/sh", "-c", "setsid sleep 60 & exec sleep 60")
+		c, err := host.Start(cmd, spawn.Config{Name: "example-agent", Grace: time.Second})
+		if err != nil {
+			panic(err)
+		}
+		agents = append(agents, c)
+	}
+	if err := agents[0].Stop(context.Background()); err != nil {
+		panic(err)
+	}
+	err = agents[0].Cmd.Wait() // the command stays the caller's to wait for
+	fmt.Println("first agent:", err)
+	fmt.Println("running:", len(host.Children()))
+	if err := host.Close(context.Background()); err != nil {
+		panic(err)
+	}
+	fmt.Println("second agent:", agents[1].Cmd.Wait())
+	// Output:
+	// first agent: signal: terminated
+	// running: 1
+	// second agent: signal: terminated
+}
+
+// Stop ends a child's whole tree: TERM, up to the child's Grace, then
+// KILL, for its group, everything that carries its run id, and what was
+// listed of its tree. The context bounds the wait: when it ends first,
+// the grace ends there. Here the child ignores TERM, so the deadline
+// has it killed.
+func ExampleChild_Stop() {
+	host, err := spawn.NewHost(spawn.HostOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer host.Close(context.Background())
+	cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; sleep 60 & wait")
+	child, err := host.Start(cmd, spawn.Config{Name: "stubborn", Grace: time.Minute})
+	if err != nil {
+		panic(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the trap is set
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	fmt.Println("stop:", child.Stop(ctx))
+	fmt.Println("child:", cmd.Wait())
+	// Output:
+	// stop: <nil>
+	// child: signal: killed
+}
+
+// A child that serves a port is ready once it listens there: the
+// program waits for that before it uses it, and stops waiting at once
+// should the child die first.
+func ExampleHost_Start_waitForPort() {
+	host, err := spawn.NewHost(spawn.HostOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer host.Close(context.Background())
+	l, err := net.Listen("tcp4", "127.0.0.1:0") // a free port, for the example
+	if err != nil {
+		panic(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command("perl", "-MIO::Socket::INET", "-e",
+		`my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:$ARGV[0]", Listen => 5, ReuseAddr => 1) or die $!; sleep 60`, strconv.Itoa(port))
+	child, err := host.Start(cmd, spawn.Config{Name: "example-server"})
+	if err != nil {
+		panic(err)
+	}
+	_, ready, gone, err := reclaim.WaitSpec{Ports: []uint16{uint16(port)}, PID: cmd.Process.Pid, Owned: true, Timeout: 10 * time.Second}.Wait()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("ready:", ready, "died first:", gone)
+	_ = child.Stop(context.Background())
+	_ = cmd.Wait()
+	// Output: ready: true died first: false
 }

@@ -251,35 +251,66 @@ func (r *run) forward(sig syscall.Signal) {
 	}
 }
 
-// reap collects every exited child without blocking: the command's status
-// is kept, adopted orphans are discarded. A command stopped by a job
-// control signal stops tether too.
+// reap collects every exited child of the run without blocking: the
+// command's status is kept, adopted orphans are discarded. A command
+// stopped by a job control signal stops tether too. As the process's
+// sole reaper (Config.SoleReaper) it takes whatever child exits, as an
+// init must; otherwise only the command, the watchdog, and the orphans
+// it can tell are the run's (reapOwn).
 func (r *run) reap() {
 	r.beforeReap()
-	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED, nil)
-		if err == unix.EINTR {
-			continue
+	if r.cfg.SoleReaper {
+		for r.reapOne(-1) {
 		}
-		if err != nil || pid <= 0 {
-			return
-		}
-		stop, stopped := stopSignalOf(ws)
-		switch {
-		case stopped && pid == r.child:
-			r.suspend(stop)
-		case stopped, continued(ws):
-		case pid == r.child:
-			r.reaped(syscall.WaitStatus(ws))
-		case pid == r.wd.PID():
-			// Dead early: its PID may be recycled, and is never
-			// signalled or waited for again.
-			r.wd.Reaped()
-			r.replaceWatchdog(syscall.WaitStatus(ws))
-		default:
-			r.lastOrphan, r.orphaned = syscall.WaitStatus(ws), true
-			trace.Printf("reaped orphan %d", pid)
+		return
+	}
+	r.reapOwn()
+}
+
+// reapOne collects one child that changed state, of which (-1: any),
+// without blocking, and reports whether there was one.
+func (r *run) reapOne(which int) bool {
+	var ws unix.WaitStatus
+	pid, err := unix.Wait4(which, &ws, unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED, nil)
+	if err == unix.EINTR {
+		return true
+	}
+	if err != nil || pid <= 0 {
+		return false
+	}
+	stop, stopped := stopSignalOf(ws)
+	switch {
+	case stopped && pid == r.child:
+		r.suspend(stop)
+	case stopped, continued(ws):
+	case pid == r.child:
+		r.reaped(syscall.WaitStatus(ws))
+	case pid == r.wd.PID():
+		// Dead early: its PID may be recycled, and is never
+		// signalled or waited for again.
+		r.wd.Reaped()
+		r.replaceWatchdog(syscall.WaitStatus(ws))
+	default:
+		r.lastOrphan, r.orphaned = syscall.WaitStatus(ws), true
+		trace.Printf("reaped orphan %d", pid)
+	}
+	return true
+}
+
+// reapOwn reaps by PID, never wait4(-1), so that the statuses of the
+// calling program's other children stay for their own exec.Cmd: the
+// command (until it is reaped: its PID may be another child's after), the
+// watchdog, and each child of the process that is one of the run's
+// orphans (ownChildren).
+func (r *run) reapOwn() {
+	for r.child != 0 && !r.done && r.reapOne(r.child) {
+	}
+	if r.wd.Alive() {
+		r.reapOne(r.wd.PID())
+	}
+	for _, m := range r.ownChildren() {
+		if m.PID != r.child {
+			r.reapOne(m.PID)
 		}
 	}
 }

@@ -61,8 +61,26 @@ func followParent(chan<- os.Signal) (restore func(), err error) {
 // of its own.
 func armChild(c Config, a *syscall.SysProcAttr) { c.arm(a) }
 
-// below lists tether's subtree but skip, by the kernel's children lists.
-func (r *run) below(skip int) []proc.Member { return proc.Host().Subtree(os.Getpid(), skip) }
+// below lists tether's subtree but skip, by the kernel's children lists:
+// as the process's sole reaper, all of it; otherwise the subtrees of its
+// children that are the run's, and no other child of the program.
+func (r *run) below(skip int) []proc.Member {
+	fs := proc.Host()
+	if r.cfg.SoleReaper {
+		return fs.Subtree(os.Getpid(), skip)
+	}
+	var out []proc.Member
+	for _, c := range r.ownChildren() {
+		if c.PID == skip {
+			continue
+		}
+		if !c.zombie {
+			out = append(out, c.Member)
+		}
+		out = append(out, fs.Subtree(c.PID, skip)...)
+	}
+	return out
+}
 
 // strays are the members that are not below tether: those in the run's
 // cgroup that left it (a PID namespace the command set up itself).
@@ -70,3 +88,6 @@ func (r *run) strays() []proc.Member { return r.cgroup.Members() }
 
 // beforeReap has nothing to do: the subreaper keeps the tree below tether.
 func (r *run) beforeReap() {}
+
+// adoptsOrphans: the subreaper is given the orphans of the tree.
+const adoptsOrphans = true

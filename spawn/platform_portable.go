@@ -49,7 +49,20 @@ func (r *run) below(skip int) []proc.Member {
 	if r.done {
 		pgid = 0
 	}
-	return proc.Host().Descendants(os.Getpid(), skip, pgid)
+	fs := proc.Host()
+	if r.cfg.SoleReaper {
+		return fs.Descendants(os.Getpid(), skip, pgid)
+	}
+	// The calling program's other children are not the run's: the
+	// walk starts at the command.
+	if r.done {
+		return nil
+	}
+	var out []proc.Member
+	if st, err := fs.Stat(r.child); err == nil && !st.Zombie() {
+		out = append(out, proc.Member{PID: r.child, StartTime: st.StartTime})
+	}
+	return append(out, fs.DescendantsOf([]int{r.child}, skip, pgid)...)
 }
 
 // beforeReap writes the tree down while the command, exited but not yet
@@ -95,3 +108,6 @@ func (r *run) contain(path string, _ *syscall.ProcAttr) (string, []string, error
 func Exec(Config) error {
 	return &StartError{Status: 125, Err: errors.New("--exec needs a parent-death signal, which this platform does not have; run without --exec, which covers the command with the watchdog")}
 }
+
+// adoptsOrphans: with no subreaper, orphans go to init.
+const adoptsOrphans = false

@@ -5,6 +5,7 @@ package spawn
 import (
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -21,7 +22,24 @@ import (
 // any of tether's code runs for every signal but HUP, INT and the job
 // control signals (CONT, TSTP, TTIN, TTOU), and unblocks the ones it must
 // handle; what the runtime left is what tether can honour.
-type inherited struct{ ignored, blocked uint64 }
+type inherited struct{ ignored, blocked, caught uint64 }
+
+// runtimeKeeps are the signals whose handler Go's runtime leaves in
+// place once it has caught one for a channel and the channel is stopped
+// (signal.Stop, signal.Reset): it has none of its own for them at
+// start-up, and after, it drops them. A program that had a stop signal
+// caught once would never stop on Ctrl-Z again. In a host program
+// Supervise catches them only if the program does already.
+var runtimeKeeps = []syscall.Signal{unix.SIGCONT, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU}
+
+// leaveUncaught drops from sigs those of runtimeKeeps the process does
+// not catch already.
+func (in inherited) leaveUncaught(sigs []os.Signal) []os.Signal {
+	return slices.DeleteFunc(sigs, func(s os.Signal) bool {
+		sig := s.(syscall.Signal)
+		return slices.Contains(runtimeKeeps, sig) && in.caught&bit(sig) == 0
+	})
+}
 
 func bit(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
 

@@ -28,7 +28,7 @@ const sigStatus = unix.SIGINFO
 
 // ignoreReserved has nothing to do: macOS reserves no signal for its C
 // library.
-func ignoreReserved() {}
+func ignoreReserved() (restore func()) { return func() {} }
 
 // readInherited reads what tether's caller left it, as far as Go's
 // runtime keeps it: the kernel's record of the process (kern.proc.pid)
@@ -38,6 +38,7 @@ func readInherited() (inherited, error) {
 	if k, err := unix.SysctlKinfoProc("kern.proc.pid", os.Getpid()); err == nil {
 		in.ignored = uint64(uint32(k.Proc.P_sigignore))
 		in.blocked = uint64(uint32(k.Proc.P_sigmask))
+		in.caught = uint64(uint32(k.Proc.P_sigcatch))
 	}
 	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT} {
 		if signal.Ignored(sig) {

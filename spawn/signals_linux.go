@@ -32,14 +32,22 @@ var notForwarded = map[syscall.Signal]bool{
 // change), tether ignores it; it is not forwarded.
 const sigReserved = syscall.Signal(34)
 
-func ignoreReserved() {
+// restore puts back the action it replaced: a library caller's process
+// keeps its own.
+func ignoreReserved() (restore func()) {
 	// struct sigaction with the handler SIG_IGN (1), no flags, no mask.
-	ign := [4]uint64{1}
-	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&ign)), 0, 8, 0, 0)
+	ign, old := [4]uint64{1}, [4]uint64{}
+	_, _, errno := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&ign)), uintptr(unsafe.Pointer(&old)), 8, 0, 0)
+	if errno != 0 {
+		return func() {}
+	}
+	return func() {
+		_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&old)), 0, 8, 0, 0)
+	}
 }
 
 // readInherited reads what tether's caller left it from /proc/self/status
-// (SigIgn, SigBlk). The same read checks that /proc numbers processes
+// (SigIgn, SigBlk, SigCgt). The same read checks that /proc numbers processes
 // as kill and wait do (proc.FS.CheckOwn): the tree is walked and
 // signalled by the PIDs /proc shows.
 func readInherited() (inherited, error) {
@@ -63,6 +71,8 @@ func readInherited() (inherited, error) {
 			in.ignored = v
 		case string(key) == "SigBlk":
 			in.blocked = v
+		case string(key) == "SigCgt":
+			in.caught = v
 		}
 	}
 	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT} {

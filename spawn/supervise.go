@@ -94,6 +94,10 @@ type run struct {
 	// recorded is the tree as last written down for the watchdog, and
 	// in the run's record (nil when it has none).
 	recorded []proc.Member
+	// adopted says, of each child of the process that is not the
+	// command, whether it is the run's (orphans.go); without
+	// SoleReaper only.
+	adopted map[proc.Member]bool
 	// rec is the run's record once written (recTried), nil without.
 	rec      *registry.Writer
 	recTried bool
@@ -104,6 +108,9 @@ type run struct {
 	termAt time.Time
 	// late catches the rarely sent signals once the command runs.
 	late lateSignals
+	// unreserve puts back the reserved signal's action (a library
+	// caller's); nil as the sole reaper.
+	unreserve func()
 	// ready waits for the set-up done beside the rest; finished stops
 	// the watchdog and the signals, once.
 	ready    func() error
@@ -180,6 +187,9 @@ func newRun(cfg Config) (*run, []os.Signal, error) {
 	}
 	r := &run{cfg: cfg, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
 	common, rare := in.toForward()
+	if !cfg.SoleReaper {
+		common, rare = in.leaveUncaught(common), in.leaveUncaught(rare)
+	}
 	r.ready = r.setUpAside(common)
 	return r, rare, nil
 }
@@ -324,7 +334,16 @@ func (r *run) finish() {
 		if r.stopChain != nil {
 			r.stopChain()
 		}
-		go signal.Stop(r.sigs)
+		if r.cfg.SoleReaper {
+			go signal.Stop(r.sigs)
+		} else {
+			// A library caller's process gets its signals back as
+			// Supervise returns, not a moment later.
+			signal.Stop(r.sigs)
+			if r.unreserve != nil {
+				r.unreserve()
+			}
+		}
 		r.rec.Remove()
 		r.wd.Stop()
 		// Also when the command never started: a group made for it
@@ -424,7 +443,9 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 	}
 	// The group, at once; the list of the tree at the first tick.
 	r.wd.Group(pid)
-	ignoreReserved()
+	if restore := ignoreReserved(); !r.cfg.SoleReaper {
+		r.unreserve = restore
+	}
 	return nil
 }
 

@@ -65,6 +65,23 @@ type Escalation struct {
 	Quiet time.Duration
 	// What names the set in trace lines: "tree of 4242", "run 3fa0…".
 	What string
+	// Hurry, when closed, ends the grace at once: the caller's deadline
+	// came first.
+	Hurry <-chan struct{}
+}
+
+// Unique is ms without repeats, in their first order: a member found on
+// several grounds is signalled once.
+func Unique(ms []Member) []Member {
+	seen := make(map[Member]bool, len(ms))
+	out := ms[:0]
+	for _, m := range ms {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Run carries the escalation out: each member gets Signal once and, past
@@ -96,7 +113,7 @@ func (e Escalation) Run() bool {
 			trace.Printf("%s: %d still alive %v after KILL; giving up", e.What, len(live), KillWait)
 			return len(live) == 0
 		}
-		if !killing && !now.Before(killAt) {
+		if !killing && (!now.Before(killAt) || e.hurried()) {
 			killing = true
 			trace.Printf("%s: grace of %v over, escalating to KILL", e.What, e.Grace)
 			if e.KillAll != nil {
@@ -119,6 +136,16 @@ func (e Escalation) Run() bool {
 			next = killAt
 		}
 		e.Wait(next)
+	}
+}
+
+// hurried reports whether Hurry is closed.
+func (e Escalation) hurried() bool {
+	select {
+	case <-e.Hurry:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -29,6 +29,19 @@ func (fs FS) PIDs() ([]int, error) {
 // entries. Other users' environments are unreadable here unless running
 // as root. No execve window is known on macOS: executing is always empty.
 func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
+	return fs.scan(func(env []string) bool { return hasAll(env, entries) })
+}
+
+// ScanAny is Scan for the processes whose environment holds any one of
+// entries.
+func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) {
+	return fs.scan(func(env []string) bool {
+		return slices.ContainsFunc(entries, func(e string) bool { return slices.Contains(env, e) })
+	})
+}
+
+// scan is one walk of the table for the environments match takes.
+func (fs FS) scan(match func(env []string) bool) (matched []Member, executing []int) {
 	pids, _ := fs.PIDs()
 	self := os.Getpid()
 	for _, pid := range pids {
@@ -36,7 +49,7 @@ func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
 			continue
 		}
 		env, err := fs.Environ(pid)
-		if err != nil || !hasAll(env, entries) {
+		if err != nil || !match(env) {
 			continue
 		}
 		if p, err := fs.Process(pid); err == nil && !p.Zombie {

@@ -53,11 +53,34 @@ func parallel(n int, fn func(i int, buf *[]byte)) {
 // them: a caller that must not miss one (a cleanup, a leak check) scans
 // again, one that verifies each candidate (a reclaim) waits it out.
 func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
-	pids, _ := fs.PIDs()
 	want := make([][]byte, len(entries))
 	for i, e := range entries {
 		want[i] = []byte(e)
 	}
+	return fs.scan(func(env []byte) bool { return HasEntries(env, want) })
+}
+
+// ScanAny is Scan for the processes whose environment holds any one of
+// entries whole: the processes of several runs, each known by its run
+// id, from one pass.
+func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) {
+	want := make([][][]byte, len(entries))
+	for i, e := range entries {
+		want[i] = [][]byte{[]byte(e)}
+	}
+	return fs.scan(func(env []byte) bool {
+		for _, w := range want {
+			if HasEntries(env, w) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// scan is one walk of the table for the environments match takes.
+func (fs FS) scan(match func(env []byte) bool) (matched []Member, executing []int) {
+	pids, _ := fs.PIDs()
 	self := os.Getpid()
 	var mu sync.Mutex
 	parallel(len(pids), func(i int, buf *[]byte) {
@@ -77,7 +100,7 @@ func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
 			env, err = readInto(fs.Path(pid, "environ"), env)
 		}
 		*buf = env
-		if err != nil || !HasEntries(env, want) {
+		if err != nil || !match(env) {
 			return
 		}
 		st, err := fs.Stat(pid)

@@ -8,3 +8,6 @@ func (fs FS) PIDs() ([]int, error) { return nil, unsupported(0) }
 // Scan finds nothing: this platform has no reader of a process's
 // environment, and nothing unverified is ever matched.
 func (fs FS) Scan(entries []string) (matched []Member, executing []int) { return nil, nil }
+
+// ScanAny finds nothing where there is no process table to read.
+func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) { return nil, nil }

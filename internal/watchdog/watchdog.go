@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,6 +46,11 @@ type Spec struct {
 	// environment holds that entry is ended.
 	RunID string
 	Grace time.Duration // between TERM and KILL, as the supervisor's cleanup
+	// Host has the watchdog watch every run of a host program, each told
+	// to it as it begins (Watchdog.Run): RunID and Grace are not used,
+	// and the binary waits itself (the host protocol is the Go reader's
+	// alone).
+	Host bool
 }
 
 // firstStage is one way to start the watchdog's first stage: the program,
@@ -61,6 +67,9 @@ type firstStage struct {
 // one (waiter_linux.go), then the shell script; last, the binary waits
 // itself.
 func (s Spec) firstStages() []firstStage {
+	if s.Host {
+		return []firstStage{{path: s.Path, argv: []string{s.Path, Arg, hostMode}}}
+	}
 	args := []string{s.RunID, strconv.FormatInt(int64(s.Grace), 10)}
 	var hs []firstStage
 	if s.Shell != "" {
@@ -194,6 +203,9 @@ func (wd *Watchdog) Stop() {
 // when a first stage handed over), 5 the list of the tree it last
 // wrote. It returns the exit status.
 func Main(args []string) int {
+	if len(args) == 1 && args[0] == hostMode {
+		return hostMain()
+	}
 	// Nothing but a run id is taken: whatever the scan matches is ended,
 	// and a broader entry (TETHER=1) would end every tethered process.
 	if len(args) < 2 || len(args) > 3 || !cgroup.IsRunID(args[0]) {
@@ -242,12 +254,17 @@ func Main(args []string) int {
 // listed yet, so the rounds go on until they have come back empty and
 // settled for a quarter second. It reports whether every one is gone.
 func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup.Group) bool {
+	return endRuns([]string{entry}, grace, recorded, []*cgroup.Group{g})
+}
+
+// endRuns is endRun for several runs at once, the children of a host
+// program: a process is ended when it carries any one of entries.
+func endRuns(entries []string, grace time.Duration, recorded []proc.Member, groups []*cgroup.Group) bool {
 	fs := proc.Host()
-	entries := []string{entry}
 	return proc.Escalation{
 		Grace: grace,
 		List: func() ([]proc.Member, bool) {
-			ms, executing := fs.Scan(entries)
+			ms, executing := fs.ScanAny(entries)
 			var live []int
 			for _, m := range recorded {
 				if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
@@ -256,26 +273,19 @@ func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup
 				}
 			}
 			ms = append(ms, fs.SubtreesOf(live)...)
-			return unique(append(ms, g.Members()...)), len(executing) > 0
+			for _, g := range groups {
+				ms = append(ms, g.Members()...)
+			}
+			return proc.Unique(ms), len(executing) > 0
 		},
-		Send:    fs.Signal,
-		KillAll: g.KillAll,
-		Wait:    func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) },
-		Quiet:   250 * time.Millisecond,
-		What:    "watchdog of " + entry,
+		Send: fs.Signal,
+		KillAll: func() {
+			for _, g := range groups {
+				g.KillAll()
+			}
+		},
+		Wait:  func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) },
+		Quiet: 250 * time.Millisecond,
+		What:  "watchdog of " + strings.Join(entries, ", "),
 	}.Run()
-}
-
-// unique is ms without repeats, in their first order: a member found on
-// several grounds is signalled once.
-func unique(ms []proc.Member) []proc.Member {
-	seen := make(map[proc.Member]bool, len(ms))
-	out := ms[:0]
-	for _, m := range ms {
-		if !seen[m] {
-			seen[m] = true
-			out = append(out, m)
-		}
-	}
-	return out
 }

@@ -1,0 +1,467 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/registry"
+	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/internal/watchdog"
+	"github.com/tetherproc/tether/probe"
+)
+
+// NewHost makes the program's Host. Nothing is started until the first
+// child is: a Host that never starts one costs nothing.
+func NewHost(opts HostOptions) (*Host, error) {
+	return &Host{opts: opts, children: map[string]*Child{}, quit: make(chan struct{})}, nil
+}
+
+// Start tethers cmd and starts it, in place of [exec.Cmd.Start], as
+// [Start] does, and makes it one of the Host's children: its run is
+// told to the watchdog, its tree is listed from now on, and [Child.Stop]
+// or [Host.Close] ends it whole. Of cfg the stamping fields count (Name,
+// Markers, Signal, RunID; the supervisor stamped is this program), Grace
+// (between TERM and KILL when it is stopped) and Contain: ContainCgroup
+// has the child born in a cgroup of its own, which no descendant leaves
+// and which is killed whole, or fails; ContainAuto does so where the
+// machine allows it and starts the child uncontained elsewhere;
+// ContainPIDNamespace is refused (the namespace's init would stand
+// between the program and cmd, whose Wait would wait for the init).
+func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
+	if cfg.Contain == ContainPIDNamespace {
+		return nil, errors.New("spawn: Host.Start: a PID namespace is not for a child of a host program (cmd.Wait would wait for its init): use ContainCgroup")
+	}
+	if cmd.Process != nil {
+		return nil, errors.New("spawn: Host.Start: " + cmd.Path + " already started")
+	}
+	cfg, err := cfg.resolve(cmd.Path)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrHostClosed
+	}
+	if err := h.watch(); err != nil {
+		return nil, err
+	}
+	c := &Child{Cmd: cmd, cfg: cfg, host: h}
+	if err := c.contain(); err != nil {
+		return nil, err
+	}
+	// Told before the child exists: there is no moment at which it runs
+	// unwatched.
+	h.wd.Run(cfg.RunID, cfg.Grace)
+	h.wd.RunCgroup(cfg.RunID, c.group.Path())
+	cmd.Env = cfg.environ(cmd.Env)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cfg.arm(cmd.SysProcAttr)
+	if c.group != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, c.group.FD()
+	}
+	if err := onSpawner(cmd); err != nil {
+		h.wd.RunOver(cfg.RunID)
+		c.group.Release()
+		return nil, fmt.Errorf("spawn: start %s: %w", cmd.Path, err)
+	}
+	c.pid = cmd.Process.Pid
+	// Read before the caller can reap it: its PID is its own until then.
+	if st, err := proc.Host().Stat(c.pid); err == nil {
+		c.start = st.StartTime
+	}
+	h.wd.RunGroup(cfg.RunID, c.pid)
+	h.children[cfg.RunID] = c
+	trace.Printf("host: started %s as %d (run %s, name %s)", cmd.Path, c.pid, cfg.RunID, cfg.Name)
+	return c, nil
+}
+
+// contain makes the child's cgroup, with Config.Contain.
+func (c *Child) contain() error {
+	mode := c.cfg.Contain
+	if mode != ContainCgroup && mode != ContainAuto {
+		return nil
+	}
+	g, err := cgroup.New(c.cfg.RunID, c.cfg.environ([]string{}))
+	switch {
+	case err == nil:
+		c.group = g
+	case mode == ContainCgroup:
+		return containFailed(mode, []string{"cgroup: " + err.Error()})
+	default:
+		trace.Printf("host: %s not contained: cgroup: %v", c.cfg.Name, err)
+	}
+	return nil
+}
+
+// watch starts, with the first child, what covers the children: the
+// watchdog (with Reexec) and the keeper. Under h.mu.
+func (h *Host) watch() error {
+	if h.watchdogs == 0 && h.opts.Reexec {
+		wd, err := watchdog.StartHost(selfPath())
+		if err != nil {
+			return fmt.Errorf("spawn: start the host's watchdog: %w", err)
+		}
+		h.wd, h.watchdogs = wd, 1
+		trace.Printf("host: watchdog %d started", wd.PID())
+	}
+	if !h.keeperStarted {
+		h.keeperStarted = true
+		h.keeper.Add(1)
+		go h.keep()
+	}
+	return nil
+}
+
+// keep lists the children's trees every hostKeepEvery until Close: for
+// the watchdog, which ends from the list what no scan finds (a renamed
+// grandchild that left its group), and for each run's record. A run
+// whose child is gone and left nothing is over by itself.
+func (h *Host) keep() {
+	defer h.keeper.Done()
+	tick := time.NewTicker(hostKeepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-h.quit:
+			return
+		case <-tick.C:
+		}
+		for _, c := range h.list() {
+			c.finishOnce()
+		}
+	}
+}
+
+// list writes every child's tree down and returns the children whose
+// runs are over.
+func (h *Host) list() (over []*Child) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.checkWatchdog()
+	var all []proc.Member
+	var empty []*Child
+	for _, c := range h.children {
+		if !c.stopping {
+			c.list()
+			if len(c.recorded) == 0 && !c.alive() {
+				empty = append(empty, c)
+			}
+		}
+		all = append(all, c.recorded...)
+	}
+	h.wd.Record(all)
+	if len(empty) == 0 {
+		return nil
+	}
+	// One scan for the runs that look over: a grandchild in a session
+	// of its own may have left before any tick listed it.
+	entries := make([]string, len(empty))
+	for i, c := range empty {
+		entries[i] = probe.RunIDVar + "=" + c.cfg.RunID
+	}
+	left, executing := proc.Host().ScanAny(entries)
+	if len(executing) > 0 {
+		return nil
+	}
+	for _, c := range empty {
+		if !slices.ContainsFunc(left, c.carries) && len(c.group.Members()) == 0 {
+			c.stopping = true
+			over = append(over, c)
+		}
+	}
+	return over
+}
+
+// carries reports whether m carries the child's run id: read again, m
+// being one of a scan's finds.
+func (c *Child) carries(m proc.Member) bool {
+	env, err := proc.Host().Environ(m.PID)
+	return err == nil && slices.Contains(env, probe.RunIDVar+"="+c.cfg.RunID)
+}
+
+// list writes the child's tree down, keeping the members listed before
+// that are still the same processes: an orphan leaves the child's
+// subtree (the program is no subreaper) but not the list. Under h.mu.
+func (c *Child) list() {
+	fs := proc.Host()
+	var ms []proc.Member
+	var roots []int
+	if c.held() {
+		if c.alive() {
+			ms = append(ms, proc.Member{PID: c.pid, StartTime: c.start})
+		}
+		roots = append(roots, c.pid)
+	} else if !c.groupGone {
+		c.groupGone = true
+		c.host.wd.RunGroupGone(c.cfg.RunID)
+	}
+	for _, m := range c.recorded {
+		if m.PID == c.pid {
+			continue
+		}
+		if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
+			ms = append(ms, m)
+			roots = append(roots, m.PID)
+		}
+	}
+	ms = proc.Unique(append(ms, fs.SubtreesOf(roots)...))
+	c.recorded = ms
+	c.writeRecord()
+}
+
+// writeRecord writes the run's record the first time its tree is
+// listed, and its members after: the record is what has tether check and
+// reclaim know a renamed member. A child over before the first tick
+// costs nothing.
+func (c *Child) writeRecord() {
+	ids := make([]registry.ID, len(c.recorded))
+	for i, m := range c.recorded {
+		ids[i] = registry.ID(m)
+	}
+	if c.rec != nil {
+		c.rec.Members(ids)
+		return
+	}
+	if c.recTried || len(ids) == 0 {
+		return
+	}
+	c.recTried = true
+	c.rec, _ = registry.Create(registry.Record{
+		RunID:      c.cfg.RunID,
+		Name:       c.cfg.Name,
+		Supervisor: registry.ID(c.cfg.Supervisor),
+		Watchdog:   c.host.watchdogID(),
+		Cgroup:     c.group.Path(),
+		Command:    c.Cmd.Args,
+		Stamp:      c.cfg.environ([]string{}),
+		Members:    ids,
+	})
+}
+
+// held reports whether the child's PID is still its own: it runs, or it
+// exited and is not yet reaped. Its process group's number is then its
+// own too.
+func (c *Child) held() bool {
+	st, err := proc.Host().Stat(c.pid)
+	return err == nil && c.start != 0 && st.StartTime == c.start
+}
+
+// alive reports whether the child itself still runs.
+func (c *Child) alive() bool {
+	st, err := proc.Host().Stat(c.pid)
+	return err == nil && c.start != 0 && st.StartTime == c.start && !st.Zombie()
+}
+
+// watchdogID names the host's watchdog in a record. Under h.mu.
+func (h *Host) watchdogID() registry.ID {
+	if pid := h.wd.PID(); pid != 0 && h.wd.Alive() {
+		if st, err := proc.Host().Stat(pid); err == nil {
+			return registry.ID{PID: pid, StartTime: st.StartTime}
+		}
+	}
+	return registry.ID{}
+}
+
+// checkWatchdog replaces a watchdog that died (kill -9, the OOM killer),
+// telling the new one every run. It is the program's own child: waited
+// for by its PID alone. Under h.mu.
+func (h *Host) checkWatchdog() {
+	if !h.wd.Alive() {
+		return
+	}
+	var ws unix.WaitStatus
+	if pid, err := unix.Wait4(h.wd.PID(), &ws, unix.WNOHANG, nil); err != nil || pid == 0 {
+		return
+	}
+	old := h.wd
+	old.Reaped()
+	old.Stop()
+	if h.watchdogs >= maxWatchdogs {
+		trace.Printf("host: watchdog %d died (status %d); %d started already: going on without one", old.PID(), exitcode.Wait(syscall.WaitStatus(ws)), h.watchdogs)
+		h.wd = nil
+		return
+	}
+	wd, err := watchdog.StartHost(selfPath())
+	if err != nil {
+		trace.Printf("host: watchdog %d died; no new one: %v", old.PID(), err)
+		h.wd = nil
+		return
+	}
+	h.wd = wd
+	h.watchdogs++
+	var all []proc.Member
+	for id, c := range h.children {
+		wd.Run(id, c.cfg.Grace)
+		wd.RunCgroup(id, c.group.Path())
+		if c.held() {
+			wd.RunGroup(id, c.pid)
+		}
+		all = append(all, c.recorded...)
+		c.rec.Watchdog(h.watchdogID())
+	}
+	wd.Record(all)
+	trace.Printf("host: watchdog %d died: replaced by %d", old.PID(), wd.PID())
+}
+
+// Stop ends the child's whole tree: TERM to its process group and to
+// every process of its run (found by its run id, by the list of its tree
+// kept since it started, by its cgroup), up to the child's Grace for them
+// to exit, then KILL, and it returns once each is gone. A child that
+// exited on its own is stopped all the same: what it left behind is
+// ended. When ctx is done before the tree has gone, the grace ends there
+// (KILL at once). The child itself is left for Cmd.Wait to reap. Stop
+// may be called more than once, and from several goroutines; each call
+// returns the first one's result.
+func (c *Child) Stop(ctx context.Context) error {
+	c.host.mu.Lock()
+	c.stopping = true
+	c.host.mu.Unlock()
+	c.stopOnce.Do(func() {
+		c.stopErr = c.end(ctx)
+		c.finish()
+	})
+	return c.stopErr
+}
+
+// finishOnce ends the bookkeeping of a run that is over by itself.
+func (c *Child) finishOnce() { c.stopOnce.Do(c.finish) }
+
+// end is Stop's escalation.
+func (c *Child) end(ctx context.Context) error {
+	fs := proc.Host()
+	c.host.mu.Lock()
+	if !c.groupGone {
+		c.list()
+	}
+	recorded := slices.Clone(c.recorded)
+	c.host.mu.Unlock()
+	groupSignal := func(sig syscall.Signal) {
+		if c.held() {
+			_ = unix.Kill(-c.pid, sig)
+		}
+	}
+	groupSignal(syscall.SIGTERM)
+	entry := []string{probe.RunIDVar + "=" + c.cfg.RunID}
+	var left []proc.Member
+	ok := proc.Escalation{
+		Grace: c.cfg.Grace,
+		Hurry: ctx.Done(),
+		List: func() ([]proc.Member, bool) {
+			ms, executing := fs.Scan(entry)
+			var roots []int
+			if c.held() {
+				if c.alive() {
+					ms = append(ms, proc.Member{PID: c.pid, StartTime: c.start})
+				}
+				roots = append(roots, c.pid)
+			}
+			for _, m := range recorded {
+				if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
+					ms = append(ms, m)
+					roots = append(roots, m.PID)
+				}
+			}
+			ms = append(ms, fs.SubtreesOf(roots)...)
+			left = proc.Unique(append(ms, c.group.Members()...))
+			// What was seen once is followed until it is gone, also
+			// once its parent has been ended and it has left the
+			// child's subtree.
+			recorded = proc.Unique(append(recorded, left...))
+			return left, len(executing) > 0
+		},
+		Send: fs.Signal,
+		KillAll: func() {
+			c.group.KillAll()
+			groupSignal(syscall.SIGKILL)
+		},
+		Wait: func(deadline time.Time) {
+			t := time.NewTimer(min(5*time.Millisecond, max(0, time.Until(deadline))))
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+		},
+		What: "stop of " + c.cfg.Name + " (run " + c.cfg.RunID + ")",
+	}.Run()
+	if !ok {
+		err := errors.New("still alive after SIGKILL")
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return &StopError{Name: c.cfg.Name, RunID: c.cfg.RunID, Left: len(left), Err: err}
+	}
+	return nil
+}
+
+// finish ends the run's bookkeeping, once: the watchdog forgets it, its
+// record and cgroup go, and the Host lets go of it.
+func (c *Child) finish() {
+	h := c.host
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.wd.RunOver(c.cfg.RunID)
+	c.rec.Remove()
+	c.group.Release()
+	delete(h.children, c.cfg.RunID)
+	trace.Printf("host: run %s of %s over", c.cfg.RunID, c.cfg.Name)
+}
+
+// Children lists the Host's children whose runs are not over: started,
+// and neither stopped nor gone with all they started.
+func (h *Host) Children() []*Child {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*Child, 0, len(h.children))
+	for _, c := range h.children {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *Child) int { return a.pid - b.pid })
+	return out
+}
+
+// Close stops every child still running, each with its whole tree, side
+// by side (see [Child.Stop]), then the watchdog, and refuses new
+// children from then on. Once it returns the Host has no goroutine and
+// no process left. The error joins the children's StopErrors.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	h.mu.Unlock()
+	children := h.Children()
+	errs := make([]error, len(children))
+	done := make(chan int)
+	for i, c := range children {
+		go func() {
+			errs[i] = c.Stop(ctx)
+			done <- i
+		}()
+	}
+	for range children {
+		<-done
+	}
+	close(h.quit)
+	h.keeper.Wait()
+	h.mu.Lock()
+	h.wd.Stop()
+	h.wd = nil
+	h.mu.Unlock()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,245 @@
+package spawn_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/spawn"
+)
+
+func newHost(t *testing.T, opts spawn.HostOptions) *spawn.Host {
+	t.Helper()
+	// The leak check is registered first, so that it runs after the
+	// Close below.
+	proctest.Env(t)
+	h, err := spawn.NewHost(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return h
+}
+
+func hostCommand(t *testing.T, script string) *exec.Cmd {
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Env = append(os.Environ(), proctest.Env(t)...)
+	return cmd
+}
+
+// alive reports whether m still runs (a zombie does not).
+func alive(m proc.Member) bool {
+	st, err := proc.Host().Stat(m.PID)
+	return err == nil && st.StartTime == m.StartTime && !st.Zombie()
+}
+
+// The child is stamped with its own run id and name, and a supervisor
+// that is this program; cmd stays the caller's to wait for.
+func TestHostStartStamps(t *testing.T) {
+	h := newHost(t, spawn.HostOptions{})
+	cmd := hostCommand(t, `echo "$TETHER_NAME $TETHER_RUN_ID $TETHER_SUPERVISOR"`)
+	var out strings.Builder
+	cmd.Stdout = &out
+	c, err := h.Start(cmd, spawn.Config{Name: "stamped"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(out.String())
+	if len(f) != 3 || f[0] != "stamped" || f[1] != c.RunID() || !strings.HasPrefix(f[2], strconv.Itoa(os.Getpid())+":") {
+		t.Errorf("child's stamp %q; want name stamped, run %s, this process as its supervisor", out.String(), c.RunID())
+	}
+	if c.Name() != "stamped" || c.Config().RunID != c.RunID() {
+		t.Errorf("Name %q, Config().RunID %q", c.Name(), c.Config().RunID)
+	}
+}
+
+// A child whose command exits and leaves nothing is over by itself: the
+// Host lets go of it at its next tick.
+func TestHostChildOverByItself(t *testing.T) {
+	h := newHost(t, spawn.HostOptions{})
+	cmd := hostCommand(t, "exit 3")
+	if _, err := h.Start(cmd, spawn.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("Wait: %v; want exit status 3", err)
+	}
+	proctest.Eventually(t, "the run over", func() bool { return len(h.Children()) == 0 })
+}
+
+// Stop ends what the child left behind once it exited on its own: a
+// grandchild in a session of its own that cleared its environment of
+// the run id is found by the list of the tree kept since.
+func TestHostStopEndsWhatTheChildLeft(t *testing.T) {
+	h := newHost(t, spawn.HostOptions{})
+	// The child lives through two ticks: its grandchild is listed.
+	cmd := hostCommand(t, "setsid env -i sleep 60 >/dev/null & echo $!; sleep 0.6")
+	var out strings.Builder
+	cmd.Stdout = &out
+	c, err := h.Start(cmd, spawn.Config{Name: "leaver"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	gc, err := strconv.Atoi(strings.TrimSpace(out.String()))
+	if err != nil {
+		t.Fatalf("no grandchild: %q", out.String())
+	}
+	st, err := proc.Host().Stat(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := proc.Member{PID: gc, StartTime: st.StartTime}
+	time.Sleep(2 * 250 * time.Millisecond)
+	if len(h.Children()) != 1 {
+		t.Fatalf("the run was let go of while its grandchild %d runs", gc)
+	}
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if alive(left) {
+		t.Errorf("Stop returned with the child's grandchild %d running", gc)
+	}
+}
+
+// A child born in a cgroup of its own: what leaves every other tie (a
+// session of its own, no run id, a double fork) is still ended.
+func TestHostContainCgroup(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (a cgroup of its own)")
+	}
+	h := newHost(t, spawn.HostOptions{})
+	cmd := hostCommand(t, "(setsid env -i sleep 60 &); echo started; exec sleep 60")
+	stdout, _ := cmd.StdoutPipe()
+	c, err := h.Start(cmd, spawn.Config{Name: "contained", Contain: spawn.ContainCgroup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := proctest.ReadLine(t, stdout); line != "started" {
+		t.Fatalf("child said %q", line)
+	}
+	var escapee proc.Member
+	proctest.Eventually(t, "the escapee", func() bool {
+		ms, _ := proc.Host().Scan([]string{probe.RunIDVar + "=" + c.RunID()})
+		for _, pid := range allPIDs() {
+			if args, _ := proc.Host().Cmdline(pid); len(args) == 2 && args[0] == "sleep" && args[1] == "60" {
+				st, err := proc.Host().Stat(pid)
+				if err == nil && st.PPID == 1 || err == nil && st.Session == pid {
+					if !containsPID(ms, pid) {
+						escapee = proc.Member{PID: pid, StartTime: st.StartTime}
+						return cgroupOf(pid) == cgroupOf(cmd.Process.Pid)
+					}
+				}
+			}
+		}
+		return false
+	})
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if alive(escapee) {
+		t.Errorf("Stop returned with the escapee %d running", escapee.PID)
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Errorf("Wait: %v; want killed by TERM", err)
+	}
+}
+
+func allPIDs() []int {
+	pids, _ := proc.Host().PIDs()
+	return pids
+}
+
+func containsPID(ms []proc.Member, pid int) bool {
+	for _, m := range ms {
+		if m.PID == pid {
+			return true
+		}
+	}
+	return false
+}
+
+func cgroupOf(pid int) string {
+	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	return string(data)
+}
+
+// What a Host refuses: a PID namespace, a command started already, and
+// every child once it is closed.
+func TestHostRefuses(t *testing.T) {
+	h := newHost(t, spawn.HostOptions{})
+	if _, err := h.Start(exec.Command("/bin/true"), spawn.Config{Contain: spawn.ContainPIDNamespace}); err == nil {
+		t.Error("a PID namespace was not refused")
+	}
+	started := exec.Command("/bin/true")
+	if err := started.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(started, spawn.Config{}); err == nil {
+		t.Error("a command started already was not refused")
+	}
+	if err := h.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(exec.Command("/bin/true"), spawn.Config{}); !errors.Is(err, spawn.ErrHostClosed) {
+		t.Errorf("Start after Close: %v; want ErrHostClosed", err)
+	}
+}
+
+// The host's watchdog, killed, is replaced: one watchdog for the whole
+// program, never none.
+func TestHostWatchdogReplaced(t *testing.T) {
+	h := newHost(t, spawn.HostOptions{Reexec: true})
+	if _, err := h.Start(hostCommand(t, "exec sleep 60"), spawn.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	first := hostWatchdog(t)
+	if len(first) != 1 {
+		t.Fatalf("%d watchdogs; want 1", len(first))
+	}
+	h2, err := proc.Host().Open(first[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	if err := h2.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Eventually(t, "a new watchdog", func() bool {
+		w := hostWatchdog(t)
+		return len(w) == 1 && w[0] != first[0]
+	})
+}
+
+// hostWatchdog lists this process's children that are a host's watchdog.
+func hostWatchdog(t *testing.T) []int {
+	var out []int
+	for _, pid := range proc.Host().Children(os.Getpid()) {
+		if args, _ := proc.Host().Cmdline(pid); len(args) == 3 && args[1] == "tether-watchdog" && args[2] == "host" {
+			if st, err := proc.Host().Stat(pid); err == nil && !st.Zombie() {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+//go:build linux || darwin
+
+package spawn
+
+import (
+	"os"
+	"slices"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/probe"
+)
+
+// A Supervise that is not its process's sole reaper shares the process
+// with children the program started itself (exec.Cmd's, each waited for
+// by its own Wait), and as a child subreaper it is also given the orphans
+// of its command's tree. The two are told apart here, child by child:
+// only the run's are reaped and cleaned up. An orphan is the run's when
+// it carries the run id (every process of the tree inherits it), when it
+// is on the list of the tree written at the last tick or TERM (one that
+// renamed itself or cleared its environment), or when it is in the
+// command's process group. An exited orphan (a zombie) has no
+// environment left to read: it is the run's only if it was seen to be
+// while it ran, or is on the list, or in the group. One that is none of
+// these is left to whoever started it; a short-lived orphan of the tree
+// that left the group, cleared its environment and exited before the
+// next tick stays a zombie of the program, which is the price of never
+// taking another child's status.
+
+// ownChild is one child of the process that is the run's.
+type ownChild struct {
+	proc.Member
+	zombie bool
+}
+
+// ownChildren lists the children of the process that are the run's: the
+// command while it is unreaped, and the orphans of its tree adopted by
+// the subreaper. What each child was found to be is kept for as long as
+// it is a child, so that one seen to be the run's while it ran is known
+// to be when it is a zombie.
+func (r *run) ownChildren() []ownChild {
+	fs := proc.Host()
+	var out []ownChild
+	if r.child != 0 && !r.done {
+		if st, err := fs.Stat(r.child); err == nil {
+			out = append(out, ownChild{proc.Member{PID: r.child, StartTime: st.StartTime}, st.Zombie()})
+		}
+	}
+	if !adoptsOrphans {
+		return out
+	}
+	known := make(map[proc.Member]bool, len(r.adopted))
+	entry := probe.RunIDVar + "=" + r.cfg.RunID
+	for _, pid := range fs.Children(os.Getpid()) {
+		if pid == r.child || pid == r.wd.PID() {
+			continue
+		}
+		st, err := fs.Stat(pid)
+		if err != nil {
+			continue
+		}
+		m := proc.Member{PID: pid, StartTime: st.StartTime}
+		ours, seen := r.adopted[m]
+		if !ours {
+			// The group and the list are asked each time (a
+			// process may be listed since); the environment once.
+			ours = r.child != 0 && st.PGID == r.child || slices.Contains(r.recorded, m)
+			if !ours && !seen && !st.Zombie() {
+				env, err := fs.Environ(pid)
+				if err != nil || len(env) == 0 {
+					// Gone, or an execve under way: asked
+					// again next time.
+					continue
+				}
+				ours = slices.Contains(env, entry)
+			}
+		}
+		known[m] = ours
+		if ours {
+			out = append(out, ownChild{m, st.Zombie()})
+		}
+	}
+	r.adopted = known
+	return out
+}
