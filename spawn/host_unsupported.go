@@ -7,6 +7,25 @@ import (
 	"os/exec"
 )
 
+// Host is a Go program's supervisor of the children it starts over its
+// life; on Linux only (see the Linux documentation).
+type Host struct{}
+
+// Child is one child a [Host] started.
+type Child struct {
+	// Cmd is the child's command.
+	Cmd *exec.Cmd
+}
+
+// Config is the child's configuration.
+func (c *Child) Config() Config { return Config{} }
+
+// RunID is the child's run id.
+func (c *Child) RunID() string { return "" }
+
+// Name is the name the child is stamped with.
+func (c *Child) Name() string { return "" }
+
 // NewHost fails: this platform has no parent-death signal to tie a
 // child to the program.
 func NewHost(HostOptions) (*Host, error) { return nil, ErrUnsupported }

@@ -114,9 +114,9 @@ func execs(api string, n int) error {
 	go func() { sleepDone <- sleep.Wait() }()
 
 	// Children that leave orphans (double forks, a session of their
-	// own) and exit, again and again, for as long as the calls run.
+	// own) and exit, while the calls run.
 	const churn = `for i in 1 2 3 4 5 6 7 8; do (sleep 0.0$i &); setsid sleep 0.05 & done; sleep 3`
-	stopChildren := func() error { return nil }
+	var stopChildren func() error
 	switch api {
 	case "host":
 		h, err := spawn.NewHost(spawn.HostOptions{Reexec: true})
