@@ -9,10 +9,10 @@
 // must hold the exact entries asked for, compared whole, byte for byte.
 //
 // The package fails closed. Where the environment cannot be read (another
-// user's process, hidepid, a hardened macOS binary, an operating system with
-// no reader), the verdict is [Unverifiable], never "ours". probe itself never
-// signals anything; callers that do (tether reclaim) must still guard against
-// the PID being recycled between the check and the signal.
+// user's process, hidepid, a restricted macOS program, an operating system
+// with no reader), the verdict is [Unverifiable], never "ours". probe itself
+// never signals anything; callers that do (tether reclaim) must still guard
+// against the PID being recycled between the check and the signal.
 //
 // The package is the verdict ([Check], [Report], [Verdict]) and the marker
 // protocol ([Markers], [Stamp], [Supervisor], [NewRunID], [NameFor]); the

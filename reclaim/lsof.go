@@ -24,7 +24,7 @@ func lsofHolder(key uint64) (pid int, ok bool) {
 // sockets of proto: "p" starts a process, "u" its uid, "f" a descriptor,
 // "t" its type (IPv4, IPv6), "n" its local address ("*:8080", "127.0.0.1:8080",
 // "[::1]:8080"); a name with "->" has a peer and serves nothing. It is
-// the fallback where macOS refuses the proc_info system call; never the
+// the fallback where macOS's libproc refuses the lookup; never the
 // columns of netstat, which change between releases.
 func parseLsof(out []byte, proto string) map[uint64]Listener {
 	ls := map[uint64]Listener{}

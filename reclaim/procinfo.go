@@ -7,39 +7,37 @@ import (
 	"net/netip"
 )
 
-// The macOS proc_info system call (336) answers a port lookup without
-// netstat or lsof: PROC_PIDLISTFDS lists a process's descriptors, and
-// PROC_PIDFDSOCKETINFO describes one socket. The parsers of its answers
-// are here, in no build file of their own, so that they are tested on
-// Linux against byte fixtures laid out as XNU lays them out.
+// On macOS libproc answers a port lookup without netstat or lsof
+// (libproc.go): proc_pidinfo's PROC_PIDLISTFDS lists a process's
+// descriptors, and proc_pidfdinfo's PROC_PIDFDSOCKETINFO describes one
+// socket. The parsers of its answers are here, in no build file of their
+// own, so that they are tested on Linux against byte fixtures laid out as
+// XNU lays them out.
 //
 // Layouts and values from apple-oss-distributions/xnu, tag
 // xnu-11417.101.15 (the same in apple/darwin-xnu xnu-7195.121.3):
 // bsd/sys/proc_info.h (struct proc_fdinfo, struct socket_fdinfo, struct
 // socket_info, struct in_sockinfo, struct tcp_sockinfo, PROX_FDTYPE_*,
-// SOCKINFO_*, INI_*, TSI_S_*), bsd/sys/proc_info_private.h
-// (PROC_INFO_CALL_*), bsd/kern/socket_info.c (how the fields are filled).
+// SOCKINFO_*, INI_*, TSI_S_*), bsd/kern/proc_info.c (what each call
+// answers), bsd/kern/socket_info.c (how the fields are filled).
 // Both darwin/amd64 and darwin/arm64 are LP64 and little-endian, with the
 // same offsets.
 const (
-	procInfoCallListPIDs = 1   // PROC_INFO_CALL_LISTPIDS
-	procInfoCallPIDInfo  = 2   // PROC_INFO_CALL_PIDINFO
-	procInfoCallFDInfo   = 3   // PROC_INFO_CALL_PIDFDINFO
-	procAllPIDs          = 1   // PROC_ALL_PIDS
-	procPIDListFDs       = 1   // PROC_PIDLISTFDS
-	procPIDFDSocketInfo  = 3   // PROC_PIDFDSOCKETINFO
-	proxFDTypeSocket     = 2   // PROX_FDTYPE_SOCKET
-	fdInfoSize           = 8   // sizeof(struct proc_fdinfo)
-	socketFDInfoSize     = 792 // sizeof(struct socket_fdinfo)
-	sockInfoIn           = 1   // SOCKINFO_IN
-	sockInfoTCP          = 2   // SOCKINFO_TCP
-	iniIPv4              = 0x1 // INI_IPV4
-	iniIPv6              = 0x2 // INI_IPV6
-	tsiStateListen       = 1   // TSI_S_LISTEN
-	darwinAFInet         = 2
-	darwinAFInet6        = 30
-	darwinSockStream     = 1
-	darwinSockDgram      = 2
+	procAllPIDs         = 1   // PROC_ALL_PIDS
+	procPIDListFDs      = 1   // PROC_PIDLISTFDS
+	procPIDFDSocketInfo = 3   // PROC_PIDFDSOCKETINFO
+	proxFDTypeSocket    = 2   // PROX_FDTYPE_SOCKET
+	fdInfoSize          = 8   // sizeof(struct proc_fdinfo)
+	socketFDInfoSize    = 792 // sizeof(struct socket_fdinfo)
+	sockInfoIn          = 1   // SOCKINFO_IN
+	sockInfoTCP         = 2   // SOCKINFO_TCP
+	iniIPv4             = 0x1 // INI_IPV4
+	iniIPv6             = 0x2 // INI_IPV6
+	tsiStateListen      = 1   // TSI_S_LISTEN
+	darwinAFInet        = 2
+	darwinAFInet6       = 30
+	darwinSockStream    = 1
+	darwinSockDgram     = 2
 )
 
 // Offsets in struct socket_fdinfo (pfi, a struct proc_fileinfo of 24

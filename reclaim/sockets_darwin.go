@@ -1,111 +1,28 @@
 package reclaim
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"strconv"
-	"syscall"
-	"unsafe"
 
 	"github.com/tetherproc/tether/internal/lsof"
 	"github.com/tetherproc/tether/internal/proc"
 )
 
-// procInfo calls proc_info(2): callnum, pid, flavor, arg, and the buffer
-// it fills; it returns the bytes written.
-func procInfo(call, pid, flavor int, arg uint64, buf []byte) (int, error) {
-	var p unsafe.Pointer
-	if len(buf) > 0 {
-		p = unsafe.Pointer(&buf[0])
-	}
-	r, _, e := syscall.Syscall6(syscall.SYS_PROC_INFO, uintptr(call), uintptr(pid), uintptr(flavor), uintptr(arg), uintptr(p), uintptr(len(buf)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(r), nil
-}
-
-// grow fills a buffer through fill, larger each time the answer fills it
-// (the lists change between calls): size is the first estimate.
-func grow(size int, fill func([]byte) (int, error)) ([]byte, error) {
-	size = max(size, 4096)
-	for tries := 0; tries < 8; tries++ {
-		buf := make([]byte, size)
-		n, err := fill(buf)
-		if err != nil {
-			return nil, err
-		}
-		if n < len(buf) {
-			return buf[:n], nil
-		}
-		size *= 2
-	}
-	return nil, errors.New("proc_info: the list kept growing")
-}
-
-// darwinPIDs lists every process (PROC_ALL_PIDS).
-func darwinPIDs() ([]int, error) {
-	est, _ := procInfo(procInfoCallListPIDs, procAllPIDs, 0, 0, nil)
-	b, err := grow(est*2, func(buf []byte) (int, error) {
-		return procInfo(procInfoCallListPIDs, procAllPIDs, 0, 0, buf)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("proc_listpids: %w", err)
-	}
-	var pids []int
-	for i := 0; i+4 <= len(b); i += 4 {
-		if pid := int(int32(uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24)); pid > 0 {
-			pids = append(pids, pid)
-		}
-	}
-	return pids, nil
-}
-
-// sockets lists the sockets pid holds, by descriptor.
-func sockets(pid int) (map[int32]darwinSocket, error) {
-	est, _ := procInfo(procInfoCallPIDInfo, pid, procPIDListFDs, 0, nil)
-	b, err := grow(est, func(buf []byte) (int, error) {
-		return procInfo(procInfoCallPIDInfo, pid, procPIDListFDs, 0, buf)
-	})
-	if err != nil {
-		return nil, err
-	}
-	fds, err := parseFDList(b)
-	if err != nil {
-		return nil, err
-	}
-	out := map[int32]darwinSocket{}
-	info := make([]byte, socketFDInfoSize)
-	for _, f := range fds {
-		if f.fdType != proxFDTypeSocket {
-			continue
-		}
-		if n, err := procInfo(procInfoCallFDInfo, pid, procPIDFDSocketInfo, uint64(f.fd), info); err != nil || n != socketFDInfoSize {
-			continue // closed meanwhile
-		}
-		if s, err := parseSocketInfo(info); err == nil {
-			out[f.fd] = s
-		}
-	}
-	return out, nil
-}
-
 // listeners returns the sockets that serve a port, by socket; with ports
 // given, only those ports. macOS has no table of sockets: every process's
-// descriptors are read (those of other users only as root). Where the
-// proc_info system call is refused even for tether itself, lsof answers.
+// descriptors are read through libproc (those of other users only as
+// root). Where libproc is refused even tether's own, lsof answers.
 func listeners(ports map[uint16]bool) (map[uint64]Listener, error) {
-	if _, err := sockets(os.Getpid()); err != nil {
+	if _, err := sys.sockets(os.Getpid()); err != nil {
 		return lsofListeners(ports)
 	}
-	pids, err := darwinPIDs()
+	pids, err := sys.allPIDs()
 	if err != nil {
 		return nil, err
 	}
 	out := map[uint64]Listener{}
 	for _, pid := range pids {
-		socks, err := sockets(pid)
+		socks, err := sys.sockets(pid)
 		if err != nil {
 			continue // another user's, or gone
 		}
@@ -142,12 +59,12 @@ func holders(ls map[uint64]Listener, pids []int) ([]holder, error) {
 	}
 	if pids == nil {
 		var err error
-		if pids, err = darwinPIDs(); err != nil {
+		if pids, err = sys.allPIDs(); err != nil {
 			return nil, err
 		}
 	}
 	for _, pid := range pids {
-		socks, err := sockets(pid)
+		socks, err := sys.sockets(pid)
 		if err != nil {
 			continue
 		}

@@ -30,11 +30,12 @@ func own() Finding {
 	return f
 }
 
-// others reads launchd's (PID 1) environment: root's, and hardened, so
-// readable only where the kernel gives other users' and hardened
-// binaries' environments away.
+// others reads launchd's (PID 1) environment: root's, so readable only
+// where the kernel gives other users' environments away (to root), and
+// where launchd is restricted (CS_RESTRICT, with System Integrity
+// Protection on) not even then.
 func others() Finding {
-	f := Finding{Name: "other users' and hardened processes"}
+	f := Finding{Name: "other users' and restricted processes"}
 	if _, err := proc.Host().Environ(1); err != nil {
 		f.Detail = "environment withheld (launchd's: " + err.Error() + "): unverifiable, never signalled"
 		return f
@@ -43,14 +44,13 @@ func others() Finding {
 	return f
 }
 
-// lsofFinding is the fallback of a port lookup that the proc_info call
-// refuses.
+// lsofFinding is the fallback of a port lookup that libproc refuses.
 func lsofFinding() Finding {
 	f := Finding{Name: "lsof"}
 	if path, err := lsof.Path(); err == nil {
-		f.OK, f.Detail = true, path+": the fallback of --port where proc_info is refused"
+		f.OK, f.Detail = true, path+": the fallback of --port where libproc is refused"
 	} else {
-		f.Detail = "not found in /usr/sbin or PATH: --port relies on the proc_info system call alone"
+		f.Detail = "not found in /usr/sbin or PATH: --port relies on libproc alone"
 	}
 	return f
 }

@@ -1,5 +1,5 @@
 // Package lsof finds and runs lsof, the fallback of macOS's port lookup
-// where the proc_info call is refused. It is found where Apple installs
+// where libproc's calls are refused. It is found where Apple installs
 // it before PATH is searched: cron jobs and CI runners often run with
 // PATH=/usr/bin:/bin, which leaves /usr/sbin out. It is run so that it
 // cannot hang a reclaim: -b (no kernel call that can block, such as a

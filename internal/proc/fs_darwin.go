@@ -61,8 +61,9 @@ func readProcArgs(pid int) (ProcArgs, error) {
 	what := fmt.Sprintf("sysctl kern.procargs2 %d", pid)
 	data, err := unix.SysctlRaw("kern.procargs2", pid)
 	if err != nil {
-		// EINVAL covers a missing PID, a zombie, another user's process
-		// and a hardened binary alike.
+		// EINVAL covers a missing PID, a zombie and another user's
+		// process (unless root) alike. A withheld environment is no
+		// error: see Environ.
 		return ProcArgs{}, existsOr(pid, what, err)
 	}
 	pa, err := ParseProcArgs2(data)
@@ -79,7 +80,12 @@ func (fs FS) Environ(pid int) ([]string, error) {
 		return nil, err
 	}
 	if len(pa.Env) == 0 && len(pa.Args) > 0 {
-		// Hardened-runtime binaries have their environment withheld.
+		// The kernel withholds the environment of a CS_RESTRICT process
+		// from every other process while System Integrity Protection
+		// is on (sysctl_procargsx in XNU's kern_sysctl.c): the answer
+		// ends after argv, root or not. (Apple's hardened runtime,
+		// CS_RUNTIME, does not count.) An empty environment (env -i)
+		// and one written over with NULs read the same: unverifiable.
 		return nil, &readError{what: fmt.Sprintf("sysctl kern.procargs2 %d", pid), kind: ErrUnverifiable, err: errors.New("environment withheld")}
 	}
 	return pa.Env, nil
