@@ -89,7 +89,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"then dies of too; 126 not executable, 127 not found); check 0 tethered, 1 foreign, 2 zombie,\n" +
 			"3 gone, 4 unverifiable; reclaim 0 all selected gone, 1 some survived; 125 bad usage or\n" +
 			"tether's own failure, for every command. TETHER_DEBUG=1 or --debug traces each decision.",
-		Version: version(),
+		Version: readVersion().short(),
 		Writer:  stdout,
 		// Errors are printed once, by exitStatus, not by urfave/cli.
 		ErrWriter:      stderr,
@@ -97,12 +97,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError:   usageError,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "debug", Usage: "print one line per decision on stderr (as TETHER_DEBUG=1 does)"},
+			jsonFlag,
 		},
 		Before: func(c *cli.Context) error {
 			if c.Bool("debug") {
 				trace.Enable()
 			}
-			return nil
+			return checkJSONFlag(c)
 		},
 		Commands: []*cli.Command{
 			runCommand(),
@@ -123,26 +124,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return cli.Exit("", exitUsage)
 		},
 	}
-}
-
-// version is the module version tether was built from: a release tag for
-// go install module@version, "(devel)" with the VCS revision for a build
-// from a checkout.
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 && v == "(devel)" {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
 }
 
 // usagef is an error of bad usage: exit 125 with one line on stderr.

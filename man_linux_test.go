@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // manPage is the manual page of the command line as it is defined: the
@@ -17,6 +19,8 @@ func manPage(t *testing.T) string {
 	t.Helper()
 	app := newApp(io.Discard, io.Discard)
 	app.Version = "" // the page is the same whatever commit built it
+	// urfave/cli adds --version only as it runs the app; the page names it.
+	app.Flags = append(app.Flags, cli.VersionFlag)
 	page, err := app.ToManWithSection(1)
 	if err != nil {
 		t.Fatal(err)

@@ -11,10 +11,11 @@ function __fish_tether_no_subcommand --description 'Test if there has been any s
 end
 
 complete -c tether -n '__fish_tether_no_subcommand' -f -l debug -d 'print one line per decision on stderr (as TETHER_DEBUG=1 does)'
+complete -c tether -n '__fish_tether_no_subcommand' -f -l json -d 'with --version: print it as one JSON object'
 complete -c tether -n '__fish_tether_no_subcommand' -f -l help -s h -d 'show help'
-complete -c tether -n '__fish_tether_no_subcommand' -f -l version -s v -d 'print the version'
+complete -c tether -n '__fish_tether_no_subcommand' -f -l version -s v -d 'print the version, commit, build date, Go version and platform (--json: as JSON)'
 complete -c tether -n '__fish_tether_no_subcommand' -f -l help -s h -d 'show help'
-complete -c tether -n '__fish_tether_no_subcommand' -f -l version -s v -d 'print the version'
+complete -c tether -n '__fish_tether_no_subcommand' -f -l version -s v -d 'print the version, commit, build date, Go version and platform (--json: as JSON)'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l help -s h -d 'show help'
 complete -r -c tether -n '__fish_tether_no_subcommand' -a 'run' -d 'run COMMAND tied to tether\'s life, stamped, in a process group of its own (or its job\'s)'
 complete -c tether -n '__fish_seen_subcommand_from run' -f -l name -r -d 'stamp the name `NAME` (default: the command\'s base name)'
