@@ -11,12 +11,27 @@
 // stamps an exec.Cmd and runs its Start there. [Supervise], whose command never outlives it,
 // keeps its own goroutine's thread locked until the command is reaped.
 //
+// A [Host] is for a program that starts many children over its life, as
+// the supervisor this design comes from does: each child is started as
+// by Start and stays the caller's (its exec.Cmd is waited for by its
+// Wait, never by the Host), [Child.Stop] ends its whole tree, and one
+// watchdog for the whole program ends every child's tree should the
+// program be killed with SIGKILL. A library takes nothing that is not its
+// own: the Host reaps nothing, signals only the trees it started, and
+// changes no flag or signal disposition of the program, so that the
+// program's other exec.Cmds keep their statuses (the reapers that call
+// wait4(-1) in a Go program steal them: go-reaper, hashicorp/go-reap).
+//
 // [Supervise] is what tether run does: it becomes a child subreaper, starts
 // the command, forwards signals to its process group, reaps every orphan
 // the tree leaves behind, cleans up what is left of the tree when the
 // command exits (TERM, a grace period, then KILL), and returns the
-// command's exit status. [Exec] is tether run --exec: arm the parent-death
-// signal on the calling process, stamp the markers, and execve in place.
+// command's exit status. Unless [Config.SoleReaper] says the process has
+// no other children (tether run, a container's PID 1), it reaps by PID
+// only and tells the run's orphans from the program's own children, and
+// it gives the program its signal state back as it found it. [Exec] is
+// tether run --exec: arm the parent-death signal on the calling process,
+// stamp the markers, and execve in place.
 //
 // All three take one [Config]. Should the supervisor itself be killed with
 // SIGKILL, its watchdog (internal/watchdog, a second process started
@@ -34,8 +49,8 @@
 // that it is tested in Linux CI.
 //
 // Limits: the parent-death signal reaches only the direct child; grandchildren
-// are cleaned up by the supervisor. Start needs Linux's parent-death
-// signal; elsewhere it returns ErrUnsupported rather than start a child
-// that nothing would tie to its parent, as do Supervise and Exec on
-// systems other than Linux and macOS.
+// are cleaned up by the supervisor, the Host, or their watchdog. Start and
+// NewHost need Linux's parent-death signal; elsewhere they return
+// ErrUnsupported rather than start a child that nothing would tie to its
+// parent, as do Supervise and Exec on systems other than Linux and macOS.
 package spawn

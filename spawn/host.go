@@ -1,6 +1,11 @@
 package spawn
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // HostOptions is how a [Host] is made; the zero value is a Host with no
 // watchdog.
@@ -22,12 +27,16 @@ var ErrHostClosed = errors.New("spawn: host closed")
 // when the context ended.
 type StopError struct {
 	Name, RunID string
-	Left        int // processes of the tree still alive
+	Left        []int // the PIDs of the tree's processes still alive
 	Err         error
 }
 
 func (e *StopError) Error() string {
-	return "stop " + e.Name + " (run " + e.RunID + "): " + e.Err.Error()
+	pids := make([]string, len(e.Left))
+	for i, pid := range e.Left {
+		pids[i] = strconv.Itoa(pid)
+	}
+	return fmt.Sprintf("stop %s (run %s): %d left (%s): %v", e.Name, e.RunID, len(e.Left), strings.Join(pids, " "), e.Err)
 }
 
 // Unwrap gives the cause: the context's error, when it ended first.

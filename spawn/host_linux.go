@@ -62,6 +62,8 @@ type Host struct {
 	quit          chan struct{}
 	keeper        sync.WaitGroup
 	keeperStarted bool
+	closeOnce     sync.Once
+	closeErr      error
 }
 
 // Child is one child a [Host] started: its command, and its run.
@@ -90,7 +92,8 @@ type Child struct {
 }
 
 // Config is the child's configuration, with its defaults filled in: its
-// run id and name among them.
+// run id and name among them. To start the child again with it, clear
+// RunID first: a run id in use is refused.
 func (c *Child) Config() Config { return c.cfg }
 
 // RunID is the child's run id, which it and everything it starts carry
@@ -129,6 +132,12 @@ func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
 	if cmd.Process != nil {
 		return nil, errors.New("spawn: Host.Start: " + cmd.Path + " already started")
 	}
+	if cfg.Grace < 0 {
+		return nil, fmt.Errorf("spawn: Host.Start: Grace %v is negative", cfg.Grace)
+	}
+	if a := cmd.SysProcAttr; a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || a.UseCgroupFD) {
+		return nil, fmt.Errorf("spawn: Host.Start: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the Host's to set (the child's process group and cgroup are its run's)", cmd.Path)
+	}
 	cfg, err := cfg.resolve(cmd.Path)
 	if err != nil {
 		return nil, err
@@ -137,6 +146,9 @@ func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, ErrHostClosed
+	}
+	if h.children[cfg.RunID] != nil {
+		return nil, fmt.Errorf("spawn: Host.Start: run id %s is %s's, still running (clear Config.RunID to have a new one made)", cfg.RunID, h.children[cfg.RunID].cfg.Name)
 	}
 	if err := h.watch(); err != nil {
 		return nil, err
@@ -150,9 +162,13 @@ func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
 	h.wd.Run(cfg.RunID, cfg.Grace)
 	h.wd.RunCgroup(cfg.RunID, c.group.Path())
 	cmd.Env = cfg.environ(cmd.Env)
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	// A copy: one SysProcAttr shared by several commands is not given
+	// one child's cgroup.
+	attr := syscall.SysProcAttr{}
+	if cmd.SysProcAttr != nil {
+		attr = *cmd.SysProcAttr
 	}
+	cmd.SysProcAttr = &attr
 	cfg.arm(cmd.SysProcAttr)
 	if c.group != nil {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, c.group.FD()
@@ -195,6 +211,11 @@ func (c *Child) contain() error {
 // watchdog (with Reexec) and the keeper. Under h.mu.
 func (h *Host) watch() error {
 	if h.watchdogs == 0 && h.opts.Reexec {
+		if !initCalled {
+			// The program started again would run its main, not
+			// the watchdog.
+			return errors.New("spawn: Host with Reexec: the program's main must call spawn.Init first")
+		}
 		wd, err := watchdog.StartHost(selfPath())
 		if err != nil {
 			return fmt.Errorf("spawn: start the host's watchdog: %w", err)
@@ -241,12 +262,14 @@ func (h *Host) list() (over []*Child) {
 	for _, c := range h.children {
 		if !c.stopping {
 			c.list()
+			c.writeRecord()
 			if len(c.recorded) == 0 && !c.alive() {
 				empty = append(empty, c)
 			}
 		}
 		all = append(all, c.recorded...)
 	}
+	sortMembers(all)
 	h.wd.Record(all)
 	if len(empty) == 0 {
 		return nil
@@ -270,6 +293,12 @@ func (h *Host) list() (over []*Child) {
 	return over
 }
 
+// sortMembers orders ms by PID: the watchdog's list is written only when
+// it changed, and the map of children has no order of its own.
+func sortMembers(ms []proc.Member) {
+	slices.SortFunc(ms, func(a, b proc.Member) int { return a.PID - b.PID })
+}
+
 // carries reports whether m carries the child's run id: read again, m
 // being one of a scan's finds.
 func (c *Child) carries(m proc.Member) bool {
@@ -277,7 +306,7 @@ func (c *Child) carries(m proc.Member) bool {
 	return err == nil && slices.Contains(env, probe.RunIDVar+"="+c.cfg.RunID)
 }
 
-// list writes the child's tree down, keeping the members listed before
+// list lists the child's tree, keeping the members listed before
 // that are still the same processes: an orphan leaves the child's
 // subtree (the program is no subreaper) but not the list. Under h.mu.
 func (c *Child) list() {
@@ -302,9 +331,7 @@ func (c *Child) list() {
 			roots = append(roots, m.PID)
 		}
 	}
-	ms = proc.Unique(append(ms, fs.SubtreesOf(roots)...))
-	c.recorded = ms
-	c.writeRecord()
+	c.recorded = proc.Unique(append(ms, fs.SubtreesOf(roots)...))
 }
 
 // writeRecord writes the run's record the first time its tree is
@@ -407,7 +434,10 @@ func (h *Host) checkWatchdog() {
 // to exit, then KILL, and it returns once each is gone. A child that
 // exited on its own is stopped all the same: what it left behind is
 // ended. When ctx is done before the tree has gone, the grace ends there
-// (KILL at once). The child itself is left for Cmd.Wait to reap. Stop
+// (KILL at once, and what is still alive a second later is reported in a
+// *StopError). The child itself is left for Cmd.Wait to reap; call Stop
+// before Wait when the command's output goes to a buffer or a pipe, for
+// a grandchild that holds it open would keep Wait waiting. Stop
 // may be called more than once, and from several goroutines; each call
 // returns the first one's result.
 func (c *Child) Stop(ctx context.Context) error {
@@ -433,12 +463,12 @@ func (c *Child) end(ctx context.Context) error {
 	}
 	recorded := slices.Clone(c.recorded)
 	c.host.mu.Unlock()
-	groupSignal := func(sig syscall.Signal) {
-		if c.held() {
-			_ = unix.Kill(-c.pid, sig)
-		}
+	groupSignal := func(sig syscall.Signal) bool {
+		return c.held() && unix.Kill(-c.pid, sig) == nil
 	}
-	groupSignal(syscall.SIGTERM)
+	// The group at once, also what of it is not listed yet; each member
+	// gets one TERM, the group's or its own.
+	grouped := groupSignal(syscall.SIGTERM)
 	entry := []string{probe.RunIDVar + "=" + c.cfg.RunID}
 	var left []proc.Member
 	ok := proc.Escalation{
@@ -452,6 +482,8 @@ func (c *Child) end(ctx context.Context) error {
 					ms = append(ms, proc.Member{PID: c.pid, StartTime: c.start})
 				}
 				roots = append(roots, c.pid)
+			} else {
+				c.goneGroup()
 			}
 			for _, m := range recorded {
 				if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
@@ -467,29 +499,49 @@ func (c *Child) end(ctx context.Context) error {
 			recorded = proc.Unique(append(recorded, left...))
 			return left, len(executing) > 0
 		},
-		Send: fs.Signal,
+		Send: func(m proc.Member, sig syscall.Signal) error {
+			if sig == syscall.SIGTERM && grouped {
+				if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && st.PGID == c.pid {
+					return nil // the group's TERM reached it
+				}
+			}
+			return fs.Signal(m, sig)
+		},
 		KillAll: func() {
 			c.group.KillAll()
 			groupSignal(syscall.SIGKILL)
 		},
+		// Not woken by ctx: past it the members have had KILL, and a
+		// wait that returned at once would spin over the scan.
 		Wait: func(deadline time.Time) {
-			t := time.NewTimer(min(5*time.Millisecond, max(0, time.Until(deadline))))
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-			}
+			time.Sleep(min(5*time.Millisecond, max(time.Millisecond, time.Until(deadline))))
 		},
 		What: "stop of " + c.cfg.Name + " (run " + c.cfg.RunID + ")",
 	}.Run()
 	if !ok {
-		err := errors.New("still alive after SIGKILL")
+		err := fmt.Errorf("still alive %v after SIGKILL", proc.KillWait)
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return &StopError{Name: c.cfg.Name, RunID: c.cfg.RunID, Left: len(left), Err: err}
+		pids := make([]int, len(left))
+		for i, m := range left {
+			pids[i] = m.PID
+		}
+		return &StopError{Name: c.cfg.Name, RunID: c.cfg.RunID, Left: pids, Err: err}
 	}
 	return nil
+}
+
+// goneGroup tells the watchdog, once, that the child is reaped: its
+// group's number is no longer the run's. Under h.mu or not.
+func (c *Child) goneGroup() {
+	h := c.host
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !c.groupGone {
+		c.groupGone = true
+		h.wd.RunGroupGone(c.cfg.RunID)
+	}
 }
 
 // finish ends the run's bookkeeping, once: the watchdog forgets it, its
@@ -521,13 +573,15 @@ func (h *Host) Children() []*Child {
 // Close stops every child still running, each with its whole tree, side
 // by side (see [Child.Stop]), then the watchdog, and refuses new
 // children from then on. Once it returns the Host has no goroutine and
-// no process left. The error joins the children's StopErrors.
+// no process left. The error joins the children's StopErrors; a second
+// Close waits for the first and returns the same.
 func (h *Host) Close(ctx context.Context) error {
+	h.closeOnce.Do(func() { h.closeErr = h.close(ctx) })
+	return h.closeErr
+}
+
+func (h *Host) close(ctx context.Context) error {
 	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return nil
-	}
 	h.closed = true
 	h.mu.Unlock()
 	children := h.Children()

@@ -3,6 +3,7 @@ package spawn_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -198,9 +199,26 @@ func TestHostRefuses(t *testing.T) {
 	if _, err := h.Start(started, spawn.Config{}); err == nil {
 		t.Error("a command started already was not refused")
 	}
+	if _, err := h.Start(exec.Command("/bin/true"), spawn.Config{Grace: -time.Second}); err == nil || !strings.Contains(err.Error(), "-1s") {
+		t.Errorf("a negative grace: %v; want it refused, named", err)
+	}
+	setsid := exec.Command("/bin/true")
+	setsid.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if _, err := h.Start(setsid, spawn.Config{}); err == nil || !strings.Contains(err.Error(), "Setsid") {
+		t.Errorf("SysProcAttr.Setsid: %v; want it refused, named", err)
+	}
+	first := hostCommand(t, "exec sleep 60")
+	c, err := h.Start(first, spawn.Config{Name: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(hostCommand(t, "exec sleep 60"), c.Config()); err == nil || !strings.Contains(err.Error(), c.RunID()) {
+		t.Errorf("a run id in use: %v; want it refused, named", err)
+	}
 	if err := h.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	_ = first.Wait()
 	if _, err := h.Start(exec.Command("/bin/true"), spawn.Config{}); !errors.Is(err, spawn.ErrHostClosed) {
 		t.Errorf("Start after Close: %v; want ErrHostClosed", err)
 	}
@@ -242,4 +260,55 @@ func hostWatchdog(t *testing.T) []int {
 		}
 	}
 	return out
+}
+
+// Each process of the tree gets one TERM: the group's, or its own, never
+// both (a second TERM is "force quit" to many servers).
+func TestHostStopSendsOneTERM(t *testing.T) {
+	h := newHost(t, spawn.HostOptions{})
+	cmd := hostCommand(t, `trap 'echo term' TERM; echo ready; while :; do sleep 0.05; done`)
+	out, _ := cmd.StdoutPipe()
+	c, err := h.Start(cmd, spawn.Config{Grace: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := proctest.ReadLine(t, out); line != "ready" {
+		t.Fatalf("child said %q", line)
+	}
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(out)
+	if n := strings.Count(string(rest), "term"); n != 1 {
+		t.Errorf("the child's trap ran %d times; want once", n)
+	}
+	_ = cmd.Wait()
+}
+
+// A context that ends before a child that ignores TERM is gone ends the
+// grace: Stop kills it and returns, well before its Grace of a minute.
+func TestHostStopContext(t *testing.T) {
+	h := newHost(t, spawn.HostOptions{})
+	cmd := hostCommand(t, `trap '' TERM; echo ready; while :; do sleep 0.05; done`)
+	out, _ := cmd.StdoutPipe()
+	c, err := h.Start(cmd, spawn.Config{Grace: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := proctest.ReadLine(t, out); line != "ready" {
+		t.Fatalf("child said %q", line)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Stop took %v with a context of 100ms", took)
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("Wait: %v; want killed", err)
+	}
 }

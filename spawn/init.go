@@ -13,6 +13,7 @@ import (
 // the init of a contained run's PID namespace ([Config.Reexec]), Init
 // runs that and exits; otherwise it returns at once, having done nothing.
 func Init() {
+	initCalled = true
 	if len(os.Args) < 2 {
 		return
 	}
@@ -23,3 +24,7 @@ func Init() {
 		os.Exit(pidns.Main(os.Args[2:]))
 	}
 }
+
+// initCalled says main called Init: the program may be started again as
+// a helper.
+var initCalled bool

@@ -18,7 +18,8 @@ import (
 // it carries the run id (every process of the tree inherits it), when it
 // is on the list of the tree written at the last tick or TERM (one that
 // renamed itself or cleared its environment), or when it is in the
-// command's process group. An exited orphan (a zombie) has no
+// command's process group while the command is unreaped (after, the
+// number may be another's). An exited orphan (a zombie) has no
 // environment left to read: it is the run's only if it was seen to be
 // while it ran, or is on the list, or in the group. One that is none of
 // these is left to whoever started it; a short-lived orphan of the tree
@@ -63,7 +64,9 @@ func (r *run) ownChildren() []ownChild {
 		if !ours {
 			// The group and the list are asked each time (a
 			// process may be listed since); the environment once.
-			ours = r.child != 0 && st.PGID == r.child || slices.Contains(r.recorded, m)
+			// The group's number is the command's only while the
+			// command is unreaped.
+			ours = r.child != 0 && !r.done && st.PGID == r.child || slices.Contains(r.recorded, m)
 			if !ours && !seen && !st.Zombie() {
 				env, err := fs.Environ(pid)
 				if err != nil || len(env) == 0 {

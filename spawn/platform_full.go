@@ -5,6 +5,7 @@ package spawn
 import (
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -20,20 +21,39 @@ import (
 
 // becomeSubreaper makes every orphan of the tree come back to tether.
 // restore, never nil, puts the flag back as it was: a library caller's
-// process is a subreaper for the run and only for it.
+// process is a subreaper for its runs and only for them. Runs side by
+// side in one process share the flag: the first sets it, the last to end
+// puts it back.
 func becomeSubreaper() (restore func(), err error) {
-	var was int32
-	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&was)), 0, 0, 0); err != nil {
-		return func() {}, err
+	subreaperMu.Lock()
+	defer subreaperMu.Unlock()
+	if subreaperRuns == 0 {
+		var was int32
+		if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&was)), 0, 0, 0); err != nil {
+			return func() {}, err
+		}
+		if was != 0 {
+			return func() {}, nil // the program's own: never ours to clear
+		}
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			return func() {}, err
+		}
 	}
-	if was != 0 {
-		return func() {}, nil
-	}
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return func() {}, err
-	}
-	return func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) }, nil
+	subreaperRuns++
+	return sync.OnceFunc(func() {
+		subreaperMu.Lock()
+		defer subreaperMu.Unlock()
+		if subreaperRuns--; subreaperRuns == 0 {
+			_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+		}
+	}), nil
 }
+
+// subreaperRuns counts the runs that set the flag and have not ended.
+var (
+	subreaperMu   sync.Mutex
+	subreaperRuns int
+)
 
 // followParent arms SIGTERM for when the caller dies, on Supervise's
 // locked thread; then it checks that the caller did not die before the

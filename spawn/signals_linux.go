@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -32,19 +33,37 @@ var notForwarded = map[syscall.Signal]bool{
 // change), tether ignores it; it is not forwarded.
 const sigReserved = syscall.Signal(34)
 
-// restore puts back the action it replaced: a library caller's process
-// keeps its own.
+// restore puts back the action it replaced once the last of the runs
+// side by side in the process ends: a library caller's process keeps
+// its own.
 func ignoreReserved() (restore func()) {
-	// struct sigaction with the handler SIG_IGN (1), no flags, no mask.
-	ign, old := [4]uint64{1}, [4]uint64{}
-	_, _, errno := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&ign)), uintptr(unsafe.Pointer(&old)), 8, 0, 0)
-	if errno != 0 {
-		return func() {}
+	reservedMu.Lock()
+	defer reservedMu.Unlock()
+	if reservedRuns == 0 {
+		// struct sigaction with the handler SIG_IGN (1), no flags, no mask.
+		ign := [4]uint64{1}
+		_, _, errno := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&ign)), uintptr(unsafe.Pointer(&reservedWas)), 8, 0, 0)
+		if errno != 0 {
+			return func() {}
+		}
 	}
-	return func() {
-		_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&old)), 0, 8, 0, 0)
-	}
+	reservedRuns++
+	return sync.OnceFunc(func() {
+		reservedMu.Lock()
+		defer reservedMu.Unlock()
+		if reservedRuns--; reservedRuns == 0 {
+			_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sigReserved), uintptr(unsafe.Pointer(&reservedWas)), 0, 8, 0, 0)
+		}
+	})
 }
+
+// reservedRuns counts the runs that ignore the reserved signal;
+// reservedWas is its action before the first.
+var (
+	reservedMu   sync.Mutex
+	reservedRuns int
+	reservedWas  [4]uint64
+)
 
 // readInherited reads what tether's caller left it from /proc/self/status
 // (SigIgn, SigBlk, SigCgt). The same read checks that /proc numbers processes

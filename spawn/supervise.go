@@ -126,6 +126,21 @@ type run struct {
 // until it exits, clean up what is left of its tree, and hand the
 // terminal back. The error is a *[StartError] when the command could not
 // be started.
+//
+// Use it in a program whose job is this one command: a wrapper, a
+// container's entrypoint, tether run itself (which sets
+// [Config.SoleReaper]). A program that starts children beside its own
+// work uses a [Host] instead. Supervise is safe there too: without
+// SoleReaper it reaps by PID only, ends only its command's tree, and
+// puts back the child-subreaper flag, its thread's parent-death signal
+// and every signal disposition it changed; it does not catch TSTP, TTIN,
+// TTOU or CONT unless the program catches them already, since Go's
+// runtime would keep handling one for good once caught, and a command
+// stopped by one does not stop the program. While it runs, the signals
+// it forwards are the command's: a TERM, INT or HUP sent to the program
+// goes to the command (with OutliveParent unset, so does the death of
+// the program's parent), which is right for a program that is the
+// command's wrapper and wrong for one with work of its own.
 func Supervise(cfg Config) (int, error) {
 	if len(cfg.Args) == 0 {
 		return 0, &StartError{Status: 125, Err: errors.New("no command")}

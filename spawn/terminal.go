@@ -117,6 +117,12 @@ func (r *run) suspend(sig syscall.Signal) {
 	if !stopSignal(sig) && !(r.term.handed || r.term.shared) {
 		return // a SIGSTOP from elsewhere: not the terminal's business
 	}
+	if !r.cfg.SoleReaper {
+		// A program with work of its own is not stopped with its
+		// command: the command stays stopped until it is continued.
+		trace.Printf("command %d stopped by %s; the calling program goes on", r.child, unix.SignalName(sig))
+		return
+	}
 	if os.Getpid() == 1 || os.Getppid() == 0 {
 		// As init tether cannot stop. A Ctrl-Z would leave the
 		// command stopped for good: continue it. A background read

@@ -65,8 +65,8 @@ type Escalation struct {
 	Quiet time.Duration
 	// What names the set in trace lines: "tree of 4242", "run 3fa0…".
 	What string
-	// Hurry, when closed, ends the grace at once: the caller's deadline
-	// came first.
+	// Hurry, when closed, ends the grace at once (the caller's deadline
+	// came first): KILL, and a second for it to take effect.
 	Hurry <-chan struct{}
 }
 
@@ -96,6 +96,7 @@ func (e Escalation) Run() bool {
 	giveUp := killAt.Add(KillWait)
 	seen, killed := map[Member]bool{}, map[Member]bool{}
 	var quietSince time.Time
+	hurried := false
 	for killing := false; ; {
 		live, unsettled := e.List()
 		now := time.Now()
@@ -113,7 +114,15 @@ func (e Escalation) Run() bool {
 			trace.Printf("%s: %d still alive %v after KILL; giving up", e.What, len(live), KillWait)
 			return len(live) == 0
 		}
-		if !killing && (!now.Before(killAt) || e.hurried()) {
+		if e.hurried() && !hurried {
+			// Past the caller's deadline: KILL now, and what is
+			// still alive a second after is reported, not waited on.
+			hurried = true
+			if soon := now.Add(time.Second); soon.Before(giveUp) {
+				giveUp = soon
+			}
+		}
+		if !killing && (!now.Before(killAt) || hurried) {
 			killing = true
 			trace.Printf("%s: grace of %v over, escalating to KILL", e.What, e.Grace)
 			if e.KillAll != nil {

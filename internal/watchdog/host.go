@@ -94,7 +94,8 @@ func applyHost(runs map[string]*hostRun, line string) bool {
 	}
 	switch word {
 	case "g":
-		if n, ok := groupNumber(value); ok && value != "" {
+		// Never 1 or less: kill(-1) would be every process there is.
+		if n, ok := groupNumber(value); ok && n > 1 {
 			run.group = n
 		}
 	case "g-":
