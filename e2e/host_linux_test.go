@@ -119,9 +119,9 @@ func TestHostProgramKeepsItsOwnChildren(t *testing.T) {
 // hostTree starts hostprog tree n and returns it with its children's run
 // ids and, for each, its tree: the child, a grandchild in a session of
 // its own, and a renamed one.
-func hostTree(t *testing.T, n string) (cmd *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]proc.Member) {
+func hostTree(t *testing.T, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]proc.Member) {
 	t.Helper()
-	cmd = exec.Command(hostprog(t), "tree", n)
+	cmd = exec.Command(hostprog(t), append([]string{"tree"}, args...)...)
 	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
 	cmd.Stderr = os.Stderr
 	stdin, _ = cmd.StdinPipe()
@@ -185,9 +185,67 @@ func aliveOf(ms []proc.Member) []proc.Member {
 
 // A SIGKILL of the host program, with three children each with a
 // grandchild in a session of its own and a renamed one: the host's
-// watchdog ends every one of them within 2 s.
+// watchdog ends every one of them within 2 s. Also when the watchdog
+// itself was killed first and replaced: the new one was told every run.
 func TestHostSIGKILLEndsEveryTree(t *testing.T) {
+	t.Run("watchdog", func(t *testing.T) { hostSIGKILL(t, false) })
+	t.Run("replaced watchdog", func(t *testing.T) { hostSIGKILL(t, true) })
+	// The control: with no watchdog the parent-death signal ends the
+	// children alone, and their grandchildren run on.
+	t.Run("control", func(t *testing.T) {
+		cmd, _, _, _, trees := hostTree(t, "1", "nowatchdog")
+		var all []proc.Member
+		for _, tree := range trees {
+			all = append(all, tree...)
+		}
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		time.Sleep(500 * time.Millisecond)
+		left := aliveOf(all)
+		if len(left) == 0 {
+			t.Fatal("the control found nothing: the grandchildren went without a watchdog")
+		}
+		for _, m := range left {
+			_ = proc.Host().Signal(m, syscall.SIGKILL) // the test's own: started by its host
+		}
+	})
+}
+
+// hostWatchdogOf is the host program's watchdog: its child that runs
+// the watchdog's host mode.
+func hostWatchdogOf(host int) int {
+	for _, pid := range proc.Host().Children(host) {
+		if args, _ := proc.Host().Cmdline(pid); len(args) == 3 && args[1] == "tether-watchdog" && args[2] == "host" {
+			if st, err := proc.Host().Stat(pid); err == nil && !st.Zombie() {
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+func hostSIGKILL(t *testing.T, replace bool) {
 	cmd, _, _, _, trees := hostTree(t, "3")
+	if replace {
+		needFull(t, "the children lists of the host")
+		first := hostWatchdogOf(cmd.Process.Pid)
+		if first == 0 {
+			t.Fatal("the host has no watchdog")
+		}
+		h, err := proc.Host().Open(first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = h.Signal(syscall.SIGKILL)
+		h.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		proctest.Eventually(t, "a new watchdog", func() bool {
+			w := hostWatchdogOf(cmd.Process.Pid)
+			return w != 0 && w != first
+		})
+	}
 	var all []proc.Member
 	for _, tree := range trees {
 		all = append(all, tree...)

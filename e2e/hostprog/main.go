@@ -6,8 +6,10 @@
 // separate process, and judge it from outside: what it reports on
 // stdout, which processes are left, and what it did to its own children.
 //
-//	hostprog tree N      start N children, each with a grandchild in a
-//	                     session of its own and a renamed one; print
+//	hostprog tree N [nowatchdog]
+//	                     start N children, each with a grandchild in a
+//	                     session of its own and a renamed one (with no
+//	                     watchdog: the control of the SIGKILL test); print
 //	                     "child PID RUNID" for each, then "ready"; then
 //	                     read commands on stdin: "stop RUNID" (prints
 //	                     "stopped RUNID ERR"), "close" (Close, exit 0)

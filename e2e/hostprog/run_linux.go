@@ -22,12 +22,12 @@ import (
 )
 
 func run(args []string) error {
-	if len(args) == 2 && args[0] == "tree" {
+	if (len(args) == 2 || len(args) == 3 && args[2] == "nowatchdog") && args[0] == "tree" {
 		n, err := strconv.Atoi(args[1])
 		if err != nil {
 			return err
 		}
-		return tree(n)
+		return tree(n, len(args) == 2)
 	}
 	if len(args) == 3 && args[0] == "execs" {
 		n, err := strconv.Atoi(args[2])
@@ -36,7 +36,7 @@ func run(args []string) error {
 		}
 		return execs(args[1], n)
 	}
-	return errors.New("usage: hostprog tree N | hostprog execs host|supervise|supervise-sole N")
+	return errors.New("usage: hostprog tree N [nowatchdog] | hostprog execs host|supervise|supervise-sole N")
 }
 
 // family is each child's command: a grandchild in a session of its own,
@@ -45,8 +45,8 @@ const family = `setsid sleep 300 &
 perl -e '$0 = "hostprog-renamed-" . ("x" x 64); sleep 300' &
 wait`
 
-func tree(n int) error {
-	h, err := spawn.NewHost(spawn.HostOptions{Reexec: true})
+func tree(n int, watchdog bool) error {
+	h, err := spawn.NewHost(spawn.HostOptions{Reexec: watchdog})
 	if err != nil {
 		return err
 	}

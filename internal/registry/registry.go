@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -67,6 +68,9 @@ func (w *Writer) Members(ms []ID) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if slices.Equal(w.rec.Members, ms) {
+		return
+	}
 	w.rec.Members = ms
 	if err := w.write(); err != nil {
 		trace.Printf("%v", err)
