@@ -3,7 +3,6 @@
 package watchdog
 
 import (
-	"bufio"
 	"io"
 	"os"
 	"os/signal"
@@ -53,22 +52,9 @@ type hostRun struct {
 // said so.
 func readHostLines(r io.Reader) (runs map[string]*hostRun, done bool) {
 	runs = map[string]*hostRun{}
-	br := bufio.NewReaderSize(r, len(prefixCgroup)+33+pathMax+1)
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			for err == bufio.ErrBufferFull {
-				_, err = br.ReadSlice('\n')
-			}
-			continue
-		}
-		if err != nil {
-			return runs, false
-		}
-		if applyHost(runs, string(line[:len(line)-1])) {
-			return runs, true
-		}
-	}
+	// Room for the longest line: a cgroup line with its run id.
+	done = eachLine(r, len("c ")+32+1+pathMax+1, func(line string) bool { return applyHost(runs, line) })
+	return runs, done
 }
 
 // applyHost takes one whole line of the host protocol: true for done.

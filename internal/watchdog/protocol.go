@@ -97,22 +97,29 @@ type state struct {
 // readLines reads the supervisor's lines until the pipe's end, as the
 // waiter and the shell do: done when it said so.
 func readLines(r io.Reader) (s state, done bool) {
-	// Room for the longest line there is: a cgroup line of PATH_MAX.
-	br := bufio.NewReaderSize(r, len(prefixCgroup)+pathMax+1)
+	done = eachLine(r, len(prefixCgroup)+pathMax+1, s.apply)
+	return s, done
+}
+
+// eachLine hands each whole line of r, its newline cut, to apply until
+// apply says done (true) or the pipe ends (false). size is room for the
+// longest line the protocol has: a longer one is skipped to its end, and
+// a line cut short by the pipe's end does not count.
+func eachLine(r io.Reader, size int, apply func(line string) bool) bool {
+	br := bufio.NewReaderSize(r, size)
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			// Longer than any line the protocol has: skip to its end.
 			for err == bufio.ErrBufferFull {
 				_, err = br.ReadSlice('\n')
 			}
 			continue
 		}
 		if err != nil {
-			return s, false // the supervisor died; a line cut short does not count
+			return false // the supervisor died
 		}
-		if s.apply(string(line[:len(line)-1])) {
-			return s, true
+		if apply(string(line[:len(line)-1])) {
+			return true
 		}
 	}
 }
