@@ -216,7 +216,7 @@ func (h *Host) watch() error {
 			// the watchdog.
 			return errors.New("spawn: Host with Reexec: the program's main must call spawn.Init first")
 		}
-		wd, err := watchdog.StartHost(selfPath())
+		wd, err := watchdog.StartHost(selfPath(), nil, nil)
 		if err != nil {
 			return fmt.Errorf("spawn: start the host's watchdog: %w", err)
 		}
@@ -406,7 +406,18 @@ func (h *Host) checkWatchdog() {
 		h.wd = nil
 		return
 	}
-	wd, err := watchdog.StartHost(selfPath())
+	var runs []watchdog.HostRun
+	var all []proc.Member
+	for id, c := range h.children {
+		run := watchdog.HostRun{RunID: id, Grace: c.cfg.Grace, Cgroup: c.group.Path()}
+		if c.held() {
+			run.Group = c.pid
+		}
+		runs = append(runs, run)
+		all = append(all, c.recorded...)
+	}
+	sortMembers(all)
+	wd, err := watchdog.StartHost(selfPath(), runs, all)
 	if err != nil {
 		trace.Printf("host: watchdog %d died; no new one: %v", old.PID(), err)
 		h.wd = nil
@@ -414,17 +425,9 @@ func (h *Host) checkWatchdog() {
 	}
 	h.wd = wd
 	h.watchdogs++
-	var all []proc.Member
-	for id, c := range h.children {
-		wd.Run(id, c.cfg.Grace)
-		wd.RunCgroup(id, c.group.Path())
-		if c.held() {
-			wd.RunGroup(id, c.pid)
-		}
-		all = append(all, c.recorded...)
+	for _, c := range h.children {
 		c.rec.Watchdog(h.watchdogID())
 	}
-	wd.Record(all)
 	trace.Printf("host: watchdog %d died: replaced by %d", old.PID(), wd.PID())
 }
 

@@ -5,6 +5,7 @@ package spawn
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -133,6 +134,7 @@ func (r *run) superviseDaemons() {
 		switch s := sig.(syscall.Signal); s {
 		case syscall.SIGCHLD:
 		case syscall.SIGTERM:
+			r.scanFromNow()
 			r.record()
 			r.forwardTree(s)
 			if kill == nil {
@@ -212,6 +214,7 @@ func (r *run) handle(sig syscall.Signal) (term bool) {
 		// The tree as it stands before the TERM scatters it: where no
 		// subreaper keeps it together, the cleanup finds the orphans
 		// from this list.
+		r.scanFromNow()
 		r.record()
 		r.forward(sig)
 		return true
@@ -360,6 +363,7 @@ func (r *run) tree() []proc.Member {
 // cleanup ends what the command left behind: TERM to the whole tree, up
 // to Grace for it to go, then KILL until nothing is left.
 func (r *run) cleanup() {
+	r.scanFromNow()
 	fs := proc.Host()
 	grace := r.cfg.Grace
 	if !r.termAt.IsZero() {
@@ -416,20 +420,23 @@ func (r *run) replaceWatchdog(ws syscall.WaitStatus) {
 		return
 	}
 	old := r.wd.PID()
-	wd, err := watchdog.Start(r.watchdogSpec())
+	// Told all the first one was before it starts: a supervisor killed
+	// right after the fork leaves it knowing the run.
+	spec := r.watchdogSpec()
+	spec.Members = r.recorded
+	if dir := r.cgroup.Path(); dir != "" {
+		spec.Lines = append(spec.Lines, "c "+dir)
+	}
+	if !r.done {
+		spec.Lines = append(spec.Lines, "g "+strconv.Itoa(r.child))
+	}
+	wd, err := watchdog.Start(spec)
 	if err != nil {
 		trace.Printf("watchdog %d died (status %d); no new one: %v", old, exitcode.Wait(ws), err)
 		return
 	}
 	r.wd.Stop() // reaped: only its descriptors are closed
 	r.wd = wd
-	wd.Cgroup(r.cgroup.Path())
-	if !r.done {
-		wd.Group(r.child)
-	} else {
-		wd.GroupGone()
-	}
-	wd.Record(r.recorded)
 	r.rec.Watchdog(r.watchdogID())
 	trace.Printf("watchdog %d died (status %d): replaced by %d", old, exitcode.Wait(ws), wd.PID())
 }

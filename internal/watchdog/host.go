@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 )
@@ -102,17 +103,39 @@ func applyHost(runs map[string]*hostRun, line string) bool {
 
 // StartHost starts the watchdog of a host program: path is the program,
 // whose main hands control to [Main] when its first argument is [Arg].
-// It watches no run until told of one ([Watchdog.Run]).
-func StartHost(path string) (*Watchdog, error) {
-	return Start(Spec{Path: path, Host: true})
+// It watches the runs of runs from its first moment (a watchdog started
+// in place of one that died), and then each it is told of
+// ([Watchdog.Run]); members is the list of their trees.
+func StartHost(path string, runs []HostRun, members []proc.Member) (*Watchdog, error) {
+	var lines []string
+	for _, r := range runs {
+		lines = append(lines, runLine(r.RunID, r.Grace))
+		if r.Cgroup != "" {
+			lines = append(lines, "c "+r.RunID+" "+r.Cgroup)
+		}
+		if r.Group > 1 {
+			lines = append(lines, "g "+r.RunID+" "+strconv.Itoa(r.Group))
+		}
+	}
+	return Start(Spec{Path: path, Host: true, Lines: lines, Members: members})
+}
+
+// HostRun is one run a host's watchdog is to know from its start.
+type HostRun struct {
+	RunID  string
+	Grace  time.Duration
+	Group  int    // the child's process group, 0 when it is reaped
+	Cgroup string // "" for none
+}
+
+func runLine(runID string, grace time.Duration) string {
+	return "r " + runID + " " + strconv.FormatInt(int64(grace), 10)
 }
 
 // Run tells a host's watchdog that a run begins, before its child is
 // started: should the host die, every process carrying runID is ended,
 // with grace between TERM and KILL.
-func (wd *Watchdog) Run(runID string, grace time.Duration) {
-	wd.tell("r " + runID + " " + strconv.FormatInt(int64(grace), 10))
-}
+func (wd *Watchdog) Run(runID string, grace time.Duration) { wd.tell(runLine(runID, grace)) }
 
 // RunGroup tells a host's watchdog the process group of a run's child,
 // once it runs.

@@ -46,6 +46,11 @@ type Spec struct {
 	// environment holds that entry is ended.
 	RunID string
 	Grace time.Duration // between TERM and KILL, as the supervisor's cleanup
+	// Lines and Members are told it before it starts: a watchdog
+	// started in place of one that died knows all the first one did
+	// from its first moment.
+	Lines   []string
+	Members []proc.Member
 	// Host has the watchdog watch every run of a host program, each told
 	// to it as it begins (Watchdog.Run): RunID and Grace are not used,
 	// and the binary waits itself (the host protocol is the Go reader's
@@ -114,10 +119,19 @@ func Start(s Spec) (*Watchdog, error) {
 		w.Close()
 		return nil, fmt.Errorf("watchdog member list: %w", err)
 	}
+	wd := &Watchdog{w: w, members: members}
+	// What it is to know from its first moment is in the pipe and the
+	// list before it exists: a supervisor killed right after the fork
+	// leaves it all the same.
+	for _, line := range s.Lines {
+		wd.tell(line)
+	}
+	wd.Record(s.Members)
 	for _, h := range s.firstStages() {
 		var pid int
 		if pid, err = start(h, r, exe, members); err == nil {
-			return &Watchdog{pid: pid, w: w, members: members}, nil
+			wd.pid = pid
+			return wd, nil
 		}
 		trace.Printf("watchdog: start %s: %v", h.path, err)
 	}
