@@ -11,6 +11,10 @@
 #     watchdog (whose first stage is /bin/sh: bash, zsh or dash, as
 #     /private/var/select/sh says), else by tether reclaim;
 #   - tether doctor, and as root too when sudo needs no password;
+#   - the signals tether's caller blocked and ignored, as the command
+#     finds them, and a blocked one not forwarded (XNU keeps the blocked
+#     set per thread, read through libSystem's pthread_sigmask), with
+#     that call's own test when Go and the source are there;
 #   - an Intel build under Rosetta, on Apple silicon where Rosetta is
 #     installed.
 #
@@ -303,6 +307,66 @@ if [ -x /usr/bin/nc ]; then
 	fi
 	kill_ours "$ncpid"
 	wait "$ncpid" 2>/dev/null
+fi
+
+# The signals tether's caller left it: the parent blocks USR1 and TTIN
+# and ignores TTOU, then execs tether; the command reports what it finds,
+# and, after tether was sent a USR1 (blocked, so not to be forwarded),
+# whether one is pending in it.
+echo "== blocked and ignored signals"
+if command -v perl >/dev/null 2>&1; then
+	cat >"$work/sigs.pl" <<'EOF'
+use POSIX;
+if (@ARGV && $ARGV[0] eq "report") {
+	$| = 1;
+	my $b = POSIX::SigSet->new;
+	sigprocmask(SIG_BLOCK, POSIX::SigSet->new, $b);
+	my $ign = defined $SIG{TTOU} && $SIG{TTOU} eq "IGNORE";
+	printf "blocked:%s%s ignored:%s\n", ($b->ismember(SIGUSR1) ? " USR1" : ""),
+		($b->ismember(SIGTTIN) ? " TTIN" : ""), ($ign ? " TTOU" : "");
+	sleep 2;
+	my $p = POSIX::SigSet->new;
+	sigpending($p);
+	printf "pending:%s\n", ($p->ismember(SIGUSR1) ? " USR1" : "");
+	exit 0;
+}
+sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGUSR1, SIGTTIN)) or die "sigprocmask: $!";
+$SIG{TTOU} = "IGNORE";
+exec @ARGV or die "exec: $!";
+EOF
+	perl "$work/sigs.pl" "$tether" run -- perl "$work/sigs.pl" report </dev/null >"$work/sigs" 2>&1 &
+	spid=$!
+	started="$started $spid"
+	sleep 1
+	kill_ours "$spid" -USR1
+	wait "$spid"
+	st=$?
+	cat "$work/sigs"
+	got=$(tr '\n' ' ' <"$work/sigs" | sed 's/ *$//')
+	if [ "$st" = 0 ] && [ "$got" = "blocked: USR1 TTIN ignored: TTOU pending:" ]; then
+		note "signals: PASS, the command found USR1 TTIN blocked and TTOU ignored; a USR1 to tether was not forwarded"
+	else
+		fail "signals: exit $st, the command said '$got'; want 'blocked: USR1 TTIN ignored: TTOU pending:'"
+	fi
+else
+	note "signals: skipped (no perl)"
+fi
+if [ "$os" = Darwin ] && command -v go >/dev/null 2>&1 && [ -f go.mod ] && [ -f spawn/sigmask_darwin_test.go ]; then
+	echo "== pthread_sigmask through libSystem (go test)"
+	if go test -count=1 -run 'TestThreadSigmask' ./spawn/ >"$work/sigmask" 2>&1; then
+		note "pthread_sigmask ($(uname -m)): PASS"
+	else
+		fail "pthread_sigmask ($(uname -m)): $(tail -n 3 "$work/sigmask" | tr '\n' ' ' | cut -c1-200)"
+	fi
+	if [ "$(uname -m)" = arm64 ] && arch -x86_64 /usr/bin/true 2>/dev/null; then
+		if GOARCH=amd64 go test -count=1 -run 'TestThreadSigmask' ./spawn/ >"$work/sigmask-amd64" 2>&1; then
+			note "pthread_sigmask (amd64 under Rosetta): PASS"
+		else
+			fail "pthread_sigmask (amd64 under Rosetta): $(tail -n 3 "$work/sigmask-amd64" | tr '\n' ' ' | cut -c1-200)"
+		fi
+	fi
+else
+	note "pthread_sigmask test: skipped (not a Mac, or no Go and source here)"
 fi
 
 # Rosetta: an Intel build on Apple silicon.

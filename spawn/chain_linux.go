@@ -1,5 +1,3 @@
-//go:build linux && !tetherportable
-
 package spawn
 
 import (
@@ -14,7 +12,9 @@ import (
 // watchChain has gone called once any process of chain exits, each
 // watched through a pidfd, all of them by one goroutine blocked in
 // poll(2) (a pidfd reads as ready once its process has exited), beside
-// an eventfd that stop writes to. A process already gone, or a link of
+// an eventfd that stop writes to. On the portable path too (the
+// tetherportable tag), as the stand-in for macOS's kqueue exit events:
+// an event, not a poll. A process already gone, or a link of
 // the chain broken before every watch was set up, is errParentGone.
 func watchChain(chain []proc.Member, ppid int, gone func()) (stop func(), err error) {
 	if len(chain) == 0 {

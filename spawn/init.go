@@ -13,7 +13,7 @@ import (
 // the init of a contained run's PID namespace ([Config.Reexec]), Init
 // runs that and exits; otherwise it returns at once, having done nothing.
 func Init() {
-	initCalled = true
+	markInit()
 	if len(os.Args) < 2 {
 		return
 	}
@@ -24,7 +24,3 @@ func Init() {
 		os.Exit(pidns.Main(os.Args[2:]))
 	}
 }
-
-// initCalled says main called Init: the program may be started again as
-// a helper.
-var initCalled bool

@@ -5,9 +5,11 @@ package spawn
 import (
 	"errors"
 	"os"
+	"slices"
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
 
@@ -40,18 +42,78 @@ func followParent(sigs chan<- os.Signal) (restore func(), err error) {
 // armChild gives the command a process group of its own.
 func armChild(_ Config, a *syscall.SysProcAttr) { a.Setpgid = true }
 
-// below lists tether's descendants but skip, by a walk of every
-// process's parent link, and the members of the command's process group
-// while the command is unreaped: once it is, its PID, and with it the
-// group's number, may be another's.
+// tickState is what the listing of the tree keeps from one tick to the
+// next. Each listing is built from one snapshot of the process table
+// (on macOS one sysctl, kern.proc.all): the walk by parent links, the
+// command's group and the list last written down are all looked up in
+// it. The run id is looked for only in the environments of processes
+// not seen before, of the caller's own user (the kernel gives no one
+// else's unless tether is root), each read once in the run: what was
+// found is kept by PID and start time. From a TERM on, and in the
+// cleanup, every listing reads every environment again, as a scan of
+// the whole table does, so that nothing is left to what the earlier
+// ticks saw.
+type tickState struct {
+	// table takes the snapshots, which leave out the processes there
+	// were before the command: a member descends from the command, and
+	// none of them can be one (but one of the same session that moved
+	// into the command's group later, which no shell does, would not be
+	// seen). On Linux it reads again only those started since the
+	// command. since says the command's start has been given to it.
+	table *proc.Table
+	since bool
+	// snap and tree are the snapshot the listing under way was built
+	// from, and what below found in it, for strays to go on with.
+	snap *proc.Snapshot
+	tree map[proc.Member]bool
+	// carries says, of each process whose environment was read,
+	// whether it carries the run id.
+	carries map[proc.Member]bool
+	// scan: every listing from now on reads every environment.
+	scan bool
+}
+
+// scanFromNow has every listing from now on read every environment for
+// the run id: the tree is about to scatter (a TERM), or is being ended.
+func (r *run) scanFromNow() { r.tick.scan = true }
+
+// snapshot takes the listing's snapshot of the process table.
+func (r *run) snapshot() *proc.Snapshot {
+	if r.tick.table == nil {
+		// Not made before the command started (contain): every process
+		// is read at each snapshot until the command's start is known.
+		r.tick.table = proc.Host().NewTable()
+	}
+	snap, err := r.tick.table.Snapshot()
+	if err != nil {
+		trace.Printf("process table not read: %v", err)
+		return proc.EmptySnapshot()
+	}
+	return snap
+}
+
+// below lists tether's descendants but skip, by their parent links in
+// the listing's snapshot, and the members of the command's process
+// group while the command is unreaped: once it is, its PID, and with it
+// the group's number, may be another's.
 func (r *run) below(skip int) []proc.Member {
+	snap := r.snapshot()
+	r.tick.snap = snap
+	out := r.belowIn(snap, skip)
+	r.tick.tree = make(map[proc.Member]bool, len(out))
+	for _, m := range out {
+		r.tick.tree[m] = true
+	}
+	return out
+}
+
+func (r *run) belowIn(snap *proc.Snapshot, skip int) []proc.Member {
 	pgid := r.child
 	if r.done {
 		pgid = 0
 	}
-	fs := proc.Host()
 	if r.cfg.SoleReaper {
-		return fs.Descendants(os.Getpid(), skip, pgid)
+		return snap.Descendants([]int{os.Getpid()}, skip, pgid)
 	}
 	// The calling program's other children are not the run's: the
 	// walk starts at the command.
@@ -59,47 +121,109 @@ func (r *run) below(skip int) []proc.Member {
 		return nil
 	}
 	var out []proc.Member
-	if st, err := fs.Stat(r.child); err == nil && !st.Zombie() {
-		out = append(out, proc.Member{PID: r.child, StartTime: st.StartTime})
+	if p, ok := snap.Process(r.child); ok && !p.Zombie {
+		out = append(out, proc.Member{PID: r.child, StartTime: p.StartTime})
 	}
-	return append(out, fs.DescendantsOf([]int{r.child}, skip, pgid)...)
+	return append(out, snap.Descendants([]int{r.child}, skip, pgid)...)
 }
 
 // beforeReap writes the tree down while the command, exited but not yet
 // reaped, still holds its PID: the group's members are on that list, for
-// the cleanup, which no longer looks the group up by its number.
+// the cleanup, which no longer looks the group up by its number. The
+// first time the command is seen, its start time gives the table its
+// moment.
 func (r *run) beforeReap() {
 	if r.done || r.child == 0 {
 		return
 	}
-	if st, err := proc.Host().Stat(r.child); err == nil && st.Zombie() {
+	st, err := proc.Host().Stat(r.child)
+	if err != nil {
+		return
+	}
+	if !r.tick.since {
+		r.tick.since = true
+		if r.tick.table == nil {
+			r.tick.table = proc.Host().NewTable()
+		}
+		r.tick.table.Since(st.StartTime)
+	}
+	if st.Zombie() {
 		r.record()
 	}
 }
 
 // strays are the processes of the run that left tether's tree: those
-// still carrying its run id, and those on the list last written down
-// (renamed or env-cleared ones, the command's group) that are still the
-// same processes, with their descendants, from one pass over every
-// process.
+// carrying its run id, and those on the list last written down (renamed
+// or env-cleared ones, the command's group) that are still the same
+// processes, with their descendants, all from the snapshot below was
+// listed from.
 func (r *run) strays() []proc.Member {
-	fs := proc.Host()
-	ms, _ := fs.Scan([]string{probe.RunIDVar + "=" + r.cfg.RunID})
+	snap := r.tick.snap
+	if snap == nil {
+		snap = r.snapshot()
+	}
+	r.tick.snap = nil
+	var ms []proc.Member
+	if r.tick.scan {
+		ms, _ = proc.Host().Scan([]string{probe.RunIDVar + "=" + r.cfg.RunID})
+	} else {
+		ms = r.carriers(snap)
+	}
 	var roots []int
 	for _, m := range r.recorded {
-		if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
+		if snap.Alive(m) {
 			ms = append(ms, m)
 			roots = append(roots, m.PID)
 		}
 	}
-	return append(ms, fs.SubtreesOf(roots)...)
+	r.tick.tree = nil
+	return append(ms, snap.Descendants(roots, 0, 0)...)
 }
 
-// contain refuses a containment: it needs Linux's full path.
+// carriers are the processes of snap that carry the run id, as far as
+// their environments were read: those of the caller's user (any, as
+// root) that below did not find, each read the first time it is seen
+// and never again. A read that may come out otherwise later (an execve
+// under way) is not kept.
+func (r *run) carriers(snap *proc.Snapshot) []proc.Member {
+	fs := proc.Host()
+	entry := probe.RunIDVar + "=" + r.cfg.RunID
+	self, uid, root := os.Getpid(), os.Getuid(), os.Geteuid() == 0
+	was := r.tick.carries
+	now := make(map[proc.Member]bool, len(was))
+	var out []proc.Member
+	snap.Each(func(p proc.Process) {
+		m := proc.Member{PID: p.PID, StartTime: p.StartTime}
+		if p.PID == self || p.Zombie || r.tick.tree[m] || !root && p.UID >= 0 && p.UID != uid {
+			return
+		}
+		ours, known := was[m]
+		if !known {
+			env, err := fs.Environ(p.PID)
+			if errors.Is(err, proc.ErrGone) || errors.Is(err, proc.ErrExecuting) {
+				return
+			}
+			ours = err == nil && slices.Contains(env, entry)
+		}
+		now[m] = ours
+		if ours {
+			out = append(out, m)
+		}
+	})
+	r.tick.carries = now
+	return out
+}
+
+// contain refuses a containment: it needs Linux's full path. Without
+// one, the last thing prepared before the command starts, it has the
+// tick's table take down the processes there are: none of them can be
+// the run's.
 func (r *run) contain(path string, _ *syscall.ProcAttr) (string, []string, error) {
 	if r.cfg.Contain != NoContainment {
 		return "", nil, containFailed(r.cfg.Contain, []string{"cgroup and pidns: Linux only"})
 	}
+	r.tick.table = proc.Host().NewTable()
+	r.tick.table.Before()
 	return path, r.cfg.Args, nil
 }
 

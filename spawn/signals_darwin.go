@@ -3,6 +3,7 @@ package spawn
 import (
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -32,13 +33,21 @@ func ignoreReserved() (restore func()) { return func() {} }
 
 // readInherited reads what tether's caller left it, as far as Go's
 // runtime keeps it: the kernel's record of the process (kern.proc.pid)
-// has its ignored and blocked signals.
+// has its ignored and caught signals; the blocked ones XNU keeps per
+// thread (the record's p_sigmask is never filled in), so they are read
+// from the calling thread, Supervise's locked one, whose mask the
+// runtime set up from the one tether was started with.
 func readInherited() (inherited, error) {
 	var in inherited
 	if k, err := unix.SysctlKinfoProc("kern.proc.pid", os.Getpid()); err == nil {
 		in.ignored = uint64(uint32(k.Proc.P_sigignore))
-		in.blocked = uint64(uint32(k.Proc.P_sigmask))
 		in.caught = uint64(uint32(k.Proc.P_sigcatch))
+	}
+	var blocked uint32
+	if err := threadSigmask(sigBlock, nil, &blocked); err == nil {
+		in.blocked = uint64(blocked)
+	} else {
+		trace.Printf("blocked signals not read: pthread_sigmask: %v", err)
 	}
 	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT} {
 		if signal.Ignored(sig) {
@@ -62,9 +71,11 @@ var commonSignals = map[syscall.Signal]bool{
 // for the signals that a terminal, a shell or a process manager ends a
 // job with. Go's runtime, once Notify is undone, ends the process by
 // these itself; for the rest it keeps a handler of its own (it would
-// print a crash dump for QUIT, ABRT, SEGV and the like) or ignores them,
-// and macOS gives tether no way around it without cgo: dieBy returns, and
-// the caller exits 128+N.
+// print a crash dump for QUIT, ABRT, SEGV and the like) or ignores them.
+// Putting SIG_DFL back first, as Linux's dieBy does, is within reach
+// (libSystem's sigaction, called as the runtime calls it, no cgo), but
+// is not done here, where it cannot be tried: dieBy returns, and the
+// caller exits 128+N.
 func dieBy(sig syscall.Signal) {
 	switch sig {
 	case unix.SIGHUP, unix.SIGINT, unix.SIGTERM:
@@ -77,14 +88,23 @@ func dieBy(sig syscall.Signal) {
 	time.Sleep(100 * time.Millisecond)
 }
 
-// setForeground gives the terminal to group pgid with SIGTTOU ignored
-// for the moment, as shells do: caught, it would have the call restarted
-// again and again from the background. (macOS has no per-thread signal
-// mask in reach without cgo; the ignore is the process's, and brief.)
+// setForeground gives the terminal to group pgid with SIGTTOU blocked on
+// this thread, as shells do: caught, it would have the call restarted
+// again and again from the background. XNU's terminal (ttioctl) checks
+// the calling thread's mask, as Linux's does, and no disposition of the
+// process changes: one its caller left ignored stays ignored, one caught
+// stays caught. Should the mask not be set, the terminal is not handed
+// over.
 func (r *run) setForeground(pgid int) {
-	signal.Ignore(unix.SIGTTOU)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	set, old := uint32(bit(unix.SIGTTOU)), uint32(0)
+	if err := threadSigmask(sigBlock, &set, &old); err != nil {
+		trace.Printf("terminal not handed to group %d: block SIGTTOU: %v", pgid, err)
+		return
+	}
 	_ = unix.IoctlSetPointerInt(r.term.fd, unix.TIOCSPGRP, pgid)
-	signal.Notify(r.sigs, unix.SIGTTOU)
+	_ = threadSigmask(sigSetmask, &old, nil)
 }
 
 // stopSignalOf is the signal that stopped a child, from its wait status

@@ -56,6 +56,12 @@ func selfPath() string {
 	return p
 }
 
+// initCalled says main called Init: the program may be started again as
+// a helper (the watchdog, a contained run's init).
+var initCalled bool
+
+func markInit() { initCalled = true }
+
 // errParentGone says the parent died before it could be followed.
 var errParentGone = errors.New("parent died before it could be followed")
 
@@ -94,6 +100,10 @@ type run struct {
 	// recorded is the tree as last written down for the watchdog, and
 	// in the run's record (nil when it has none).
 	recorded []proc.Member
+	// tick is what the listing of the tree keeps from one tick to the
+	// next, where it is not the kernel's to keep (the portable path).
+	//lint:ignore U1000 the portable path's (platform_portable.go): the full path keeps nothing between ticks
+	tick tickState
 	// adopted says, of each child of the process that is not the
 	// command, whether it is the run's (orphans.go); without
 	// SoleReaper only.
@@ -193,6 +203,9 @@ func Supervise(cfg Config) (int, error) {
 // beside the rest (setUpAside). It returns the rarely sent signals, to
 // be caught once the command runs.
 func newRun(cfg Config) (*run, []os.Signal, error) {
+	if cfg.Reexec && !initCalled {
+		return nil, nil, &StartError{Status: 125, Err: errors.New("Config.Reexec: the program's main must call spawn.Init first (started again as the watchdog, it would run main)")}
+	}
 	if cfg.RunID == "" {
 		cfg.RunID = probe.NewRunID()
 	}

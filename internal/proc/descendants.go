@@ -11,40 +11,14 @@ func (fs FS) Descendants(root, skip, pgid int) []Member {
 	return fs.DescendantsOf([]int{root}, skip, pgid)
 }
 
-// DescendantsOf is Descendants of several roots, from one pass over every
-// process; the roots themselves are not listed.
+// DescendantsOf is Descendants of several roots, from one snapshot of
+// every process; the roots themselves are not listed.
 func (fs FS) DescendantsOf(roots []int, skip, pgid int) []Member {
-	pids, err := fs.PIDs()
+	snap, err := fs.Snapshot()
 	if err != nil {
 		return nil
 	}
-	children := map[int][]int{}
-	stats := map[int]Stat{}
-	for _, pid := range pids {
-		st, err := fs.Stat(pid)
-		if err != nil || pid == st.PPID {
-			continue
-		}
-		stats[pid] = st
-		children[st.PPID] = append(children[st.PPID], pid)
-	}
-	var queue []int
-	seen := map[int]bool{skip: true}
-	for _, root := range roots {
-		queue = append(queue, children[root]...)
-		seen[root] = true
-	}
-	if pgid > 0 {
-		for pid, st := range stats {
-			if st.PGID == pgid {
-				queue = append(queue, pid)
-			}
-		}
-	}
-	return walk(queue, seen, func(pid int) (Stat, []int, bool) {
-		st, ok := stats[pid]
-		return st, children[pid], ok
-	})
+	return snap.Descendants(roots, skip, pgid)
 }
 
 // walk lists the live processes reached from queue, breadth first, each

@@ -3,7 +3,6 @@
 package proc
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -41,20 +40,7 @@ func (fs FS) Process(pid int) (Process, error) {
 	if int(k.Proc.P_pid) != pid {
 		return Process{}, existsOr(pid, what, unix.ESRCH)
 	}
-	comm := k.Proc.P_comm[:]
-	if i := bytes.IndexByte(comm, 0); i >= 0 {
-		comm = comm[:i]
-	}
-	tv := k.Proc.P_starttime
-	return Process{
-		PID:       pid,
-		PPID:      int(k.Eproc.Ppid),
-		PGID:      int(k.Eproc.Pgid),
-		UID:       int(k.Eproc.Pcred.P_ruid), // the real uid, as on Linux
-		StartTime: uint64(tv.Sec)*1e6 + uint64(tv.Usec),
-		Zombie:    k.Proc.P_stat == sZomb,
-		Comm:      string(comm),
-	}, nil
+	return processOfKinfo(k), nil
 }
 
 func readProcArgs(pid int) (ProcArgs, error) {

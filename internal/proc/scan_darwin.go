@@ -40,22 +40,27 @@ func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) {
 	})
 }
 
-// scan is one walk of the table for the environments match takes.
+// scan is one walk of the table for the environments match takes: one
+// sysctl for the table (kern.proc.all), then one kern.procargs2 for each
+// process whose environment can be read at all. The kernel gives a
+// zombie's to no one and another user's only to root, so those are not
+// asked for. Each match is named by the start time the table gave it,
+// read before its environment: should its PID be taken by another
+// process in between, the member names the one gone, never the other.
 func (fs FS) scan(match func(env []string) bool) (matched []Member, executing []int) {
-	pids, _ := fs.PIDs()
-	self := os.Getpid()
-	for _, pid := range pids {
-		if pid == self {
-			continue
-		}
-		env, err := fs.Environ(pid)
-		if err != nil || !match(env) {
-			continue
-		}
-		if p, err := fs.Process(pid); err == nil && !p.Zombie {
-			matched = append(matched, Member{PID: pid, StartTime: p.StartTime})
-		}
+	snap, err := fs.Snapshot()
+	if err != nil {
+		return nil, nil
 	}
+	self, uid, root := os.Getpid(), os.Getuid(), os.Geteuid() == 0
+	snap.Each(func(p Process) {
+		if p.PID == self || p.Zombie || !root && p.UID != uid {
+			return
+		}
+		if env, err := fs.Environ(p.PID); err == nil && match(env) {
+			matched = append(matched, Member{PID: p.PID, StartTime: p.StartTime})
+		}
+	})
 	return matched, nil
 }
 
