@@ -31,6 +31,7 @@ type StopError struct {
 	Err         error
 }
 
+// Error names the child, its run, the PIDs left and why.
 func (e *StopError) Error() string {
 	pids := make([]string, len(e.Left))
 	for i, pid := range e.Left {
