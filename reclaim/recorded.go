@@ -39,7 +39,7 @@ func recorded(f Filter, found []int) []int {
 	var out []int
 	for _, rec := range records(f) {
 		for _, m := range rec.Members {
-			if alive(fs, proc.Member(m)) && !slices.Contains(found, m.PID) && !slices.Contains(out, m.PID) {
+			if fs.Alive(proc.Member(m)) && !slices.Contains(found, m.PID) && !slices.Contains(out, m.PID) {
 				out = append(out, m.PID)
 			}
 		}
@@ -50,12 +50,6 @@ func recorded(f Filter, found []int) []int {
 	return out
 }
 
-// alive reports whether m is still the process it names.
-func alive(fs proc.FS, m proc.Member) bool {
-	st, err := fs.Stat(m.PID)
-	return err == nil && st.StartTime == m.StartTime && !st.Zombie()
-}
-
 // pruneOver removes the records of runs that are over: their
 // supervisor and every member gone (tether killed with SIGKILL, its
 // watchdog having ended the rest). Only a reclaim that is no dry run
@@ -63,12 +57,12 @@ func alive(fs proc.FS, m proc.Member) bool {
 func pruneOver(f Filter) {
 	fs := proc.Host()
 	for _, rec := range records(f) {
-		if alive(fs, proc.Member(rec.Supervisor)) {
+		if fs.Alive(proc.Member(rec.Supervisor)) {
 			continue
 		}
 		over := true
 		for _, m := range rec.Members {
-			if alive(fs, proc.Member(m)) {
+			if fs.Alive(proc.Member(m)) {
 				over = false
 				break
 			}
@@ -94,7 +88,7 @@ func pruneEnded(results []Result, f Filter) {
 	}
 	fs := proc.Host()
 	for _, rec := range records(f) {
-		if !ended[rec.RunID] || alive(fs, proc.Member(rec.Supervisor)) {
+		if !ended[rec.RunID] || fs.Alive(proc.Member(rec.Supervisor)) {
 			continue
 		}
 		registry.Prune(rec.RunID, rec.Owner)

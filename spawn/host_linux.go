@@ -263,7 +263,7 @@ func (h *Host) list() (over []*Child) {
 		if !c.stopping {
 			c.list()
 			c.writeRecord()
-			if len(c.recorded) == 0 && !c.alive() {
+			if len(c.recorded) == 0 { // the child is on it while it runs
 				empty = append(empty, c)
 			}
 		}
@@ -306,32 +306,31 @@ func (c *Child) carries(m proc.Member) bool {
 	return err == nil && slices.Contains(env, probe.RunIDVar+"="+c.cfg.RunID)
 }
 
-// list lists the child's tree, keeping the members listed before
-// that are still the same processes: an orphan leaves the child's
-// subtree (the program is no subreaper) but not the list. Under h.mu.
+// list lists the child's tree, keeping the members listed before that
+// are still the same processes: an orphan leaves the child's subtree
+// (the program is no subreaper) but not the list. Under h.mu.
 func (c *Child) list() {
-	fs := proc.Host()
-	var ms []proc.Member
-	var roots []int
-	if c.held() {
-		if c.alive() {
-			ms = append(ms, proc.Member{PID: c.pid, StartTime: c.start})
-		}
-		roots = append(roots, c.pid)
-	} else if !c.groupGone {
+	ms, held := c.tree(c.recorded)
+	if !held && !c.groupGone {
 		c.groupGone = true
 		c.host.wd.RunGroupGone(c.cfg.RunID)
 	}
-	for _, m := range c.recorded {
-		if m.PID == c.pid {
-			continue
+	c.recorded = ms
+}
+
+// tree lists the child's live tree: the child while it runs, its
+// subtree while its PID is its own (held: it runs, or exited unreaped),
+// and those of known still the same processes, with their subtrees.
+func (c *Child) tree(known []proc.Member) (ms []proc.Member, held bool) {
+	fs := proc.Host()
+	st, err := fs.Stat(c.pid)
+	if held = err == nil && c.start != 0 && st.StartTime == c.start; held {
+		if !st.Zombie() {
+			ms = append(ms, proc.Member{PID: c.pid, StartTime: c.start})
 		}
-		if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
-			ms = append(ms, m)
-			roots = append(roots, m.PID)
-		}
+		ms = append(ms, fs.Subtree(c.pid, 0)...)
 	}
-	c.recorded = proc.Unique(append(ms, fs.SubtreesOf(roots)...))
+	return proc.Unique(append(ms, fs.AliveWithSubtrees(known)...)), held
 }
 
 // writeRecord writes the run's record the first time its tree is
@@ -369,12 +368,6 @@ func (c *Child) writeRecord() {
 func (c *Child) held() bool {
 	st, err := proc.Host().Stat(c.pid)
 	return err == nil && c.start != 0 && st.StartTime == c.start
-}
-
-// alive reports whether the child itself still runs.
-func (c *Child) alive() bool {
-	st, err := proc.Host().Stat(c.pid)
-	return err == nil && c.start != 0 && st.StartTime == c.start && !st.Zombie()
 }
 
 // watchdogID names the host's watchdog in a record. Under h.mu.
@@ -479,23 +472,11 @@ func (c *Child) end(ctx context.Context) error {
 		Hurry: ctx.Done(),
 		List: func() ([]proc.Member, bool) {
 			ms, executing := fs.Scan(entry)
-			var roots []int
-			if c.held() {
-				if c.alive() {
-					ms = append(ms, proc.Member{PID: c.pid, StartTime: c.start})
-				}
-				roots = append(roots, c.pid)
-			} else {
+			tree, held := c.tree(recorded)
+			if !held {
 				c.goneGroup()
 			}
-			for _, m := range recorded {
-				if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
-					ms = append(ms, m)
-					roots = append(roots, m.PID)
-				}
-			}
-			ms = append(ms, fs.SubtreesOf(roots)...)
-			left = proc.Unique(append(ms, c.group.Members()...))
+			left = proc.Unique(append(append(ms, tree...), c.group.Members()...))
 			// What was seen once is followed until it is gone, also
 			// once its parent has been ended and it has left the
 			// child's subtree.

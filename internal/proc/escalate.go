@@ -168,3 +168,24 @@ func (e Escalation) send(m Member, sig syscall.Signal) {
 		trace.Printf("%s: %s to %d failed: %v", e.What, SignalName(sig), m.PID, err)
 	}
 }
+
+// Alive reports whether m is still the process it names, not exited.
+func (fs FS) Alive(m Member) bool {
+	st, err := fs.Stat(m.PID)
+	return err == nil && st.StartTime == m.StartTime && !st.Zombie()
+}
+
+// AliveWithSubtrees lists those of ms that are still the processes they
+// name, each with its live descendants: a list of a tree written down
+// earlier, read again once the tree may have scattered.
+func (fs FS) AliveWithSubtrees(ms []Member) []Member {
+	var out []Member
+	var roots []int
+	for _, m := range ms {
+		if fs.Alive(m) {
+			out = append(out, m)
+			roots = append(roots, m.PID)
+		}
+	}
+	return append(out, fs.SubtreesOf(roots)...)
+}

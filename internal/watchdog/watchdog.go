@@ -279,14 +279,7 @@ func endRuns(entries []string, grace time.Duration, recorded []proc.Member, grou
 		Grace: grace,
 		List: func() ([]proc.Member, bool) {
 			ms, executing := fs.ScanAny(entries)
-			var live []int
-			for _, m := range recorded {
-				if st, err := fs.Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
-					ms = append(ms, m)
-					live = append(live, m.PID)
-				}
-			}
-			ms = append(ms, fs.SubtreesOf(live)...)
+			ms = append(ms, fs.AliveWithSubtrees(recorded)...)
 			for _, g := range groups {
 				ms = append(ms, g.Members()...)
 			}
