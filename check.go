@@ -104,23 +104,23 @@ func formatReport(r probe.Report, color bool) string {
 	b.WriteString(verdict)
 	if r.Reason != "" {
 		b.WriteString(": ")
-		b.WriteString(r.Reason)
+		b.WriteString(sanitize(r.Reason))
 	}
 	var attrs []string
 	if r.Name != "" {
-		attrs = append(attrs, "name="+r.Name)
+		attrs = append(attrs, "name="+sanitize(r.Name))
 	}
 	if r.RunID != "" {
-		attrs = append(attrs, "run_id="+r.RunID)
+		attrs = append(attrs, "run_id="+sanitize(r.RunID))
 	}
 	if s := r.Supervisor; s != nil {
 		attrs = append(attrs, "supervisor="+supervisorText(s))
 	}
 	if r.Container != "" {
 		if id, ok := strings.CutPrefix(r.Container, "record:"); ok {
-			attrs = append(attrs, "by its run's record "+id)
+			attrs = append(attrs, "by its run's record "+sanitize(id))
 		} else {
-			attrs = append(attrs, "container="+r.Container)
+			attrs = append(attrs, "container="+sanitize(r.Container))
 		}
 	}
 	if r.Verdict != probe.Gone && r.PPID > 0 {

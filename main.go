@@ -17,6 +17,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/internal/printable"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -209,7 +210,7 @@ func exitStatus(err error, stderr io.Writer) int {
 		code = ec.ExitCode()
 	}
 	if msg := strings.TrimSpace(err.Error()); msg != "" {
-		fmt.Fprintln(stderr, firstLine(msg))
+		fmt.Fprintln(stderr, printable.String(firstLine(msg)))
 	}
 	return code
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/internal/printable"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
 )
@@ -48,14 +49,9 @@ func holderCommand(p reclaim.Process) string {
 	return "command unknown"
 }
 
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
-}
+// sanitize is the one rule for every string that came from a process:
+// the name, run id, command line, comm, a reason quoting them.
+func sanitize(s string) string { return printable.String(s) }
 
 // displayName is a found process's name, or its verdict in parentheses
 // when it has none (a foreign holder of a port).

@@ -130,7 +130,15 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 	for _, p := range rep.Ports {
 		fmt.Fprintf(&b, "port %d: %s\n", p.Port, portText(p, rep.DryRun))
 	}
-	_, err := io.WriteString(w, b.String())
+	// Reasons quote what processes hold: every line is made safe.
+	lines := strings.SplitAfter(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = sanitize(strings.TrimSuffix(l, "\n"))
+		if strings.HasSuffix(l, "\n") {
+			lines[i] += "\n"
+		}
+	}
+	_, err := io.WriteString(w, strings.Join(lines, ""))
 	return err
 }
 

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,7 +41,10 @@ const attempts = 3
 // execWait bounds how long Check waits for a process in the middle of an
 // execve to lay out its environment. The window is normally microseconds;
 // the bound is for a loaded machine, and past it the verdict is
-// Unverifiable rather than a guess.
+// Unverifiable rather than a guess. It is waited only for a process of
+// the caller's own real uid younger than proc.ExecWindow: anyone can make
+// a process that reads as mid-execve for good, and a scan that waited on
+// each of another user's would wait as long as they liked.
 const execWait = 500 * time.Millisecond
 
 // Check reads the process pid and gives its [Verdict]. It signals nothing.
@@ -72,7 +76,7 @@ func Check(pid int, opts Query) (Report, error) {
 			i++
 			continue
 		}
-		if waited >= execWait {
+		if waited >= execWait || !mayWaitExec(r) {
 			break
 		}
 		time.Sleep(pause)
@@ -88,6 +92,12 @@ func Check(pid int, opts Query) (Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// mayWaitExec reports whether the process of r, caught in the middle of
+// an execve, is to be waited out: the caller's own, and young.
+func mayWaitExec(r Report) bool {
+	return r.UID != nil && *r.UID == os.Getuid() && proc.Host().Young(r.StartTime)
 }
 
 // outcome says whether a report from checkOnce can be given.
@@ -176,7 +186,7 @@ func judge(r *Report, env []string, p proc.Process, opts Query) {
 	if !m.Match(env, opts.Name) && !hasEntry(env, m.Entries("")[0]) {
 		// No marker at all: cleared, overwritten, or never there. A
 		// container tied to a run still says whose it is.
-		cenv, where, ok := containerStamp(p.PID)
+		cenv, where, ok := containerStamp(p.PID, p.UID)
 		if !ok {
 			cenv, where, ok = recordStamp(p)
 		}

@@ -12,16 +12,18 @@ import (
 // overwritten by a new process title): the stamp of its run's cgroup, or
 // the environment of the init of its PID namespace when that init is
 // tethered. where names the container.
-func containerStamp(pid int) (env []string, where string, ok bool) {
-	if env, where, ok := cgroupStamp(pid); ok {
+func containerStamp(pid, uid int) (env []string, where string, ok bool) {
+	if env, where, ok := cgroupStamp(pid, uid); ok {
 		return env, where, true
 	}
 	return namespaceStamp(pid)
 }
 
 // cgroupStamp reads the stamp of pid's run cgroup, whose name must
-// agree with the run id it holds.
-func cgroupStamp(pid int) ([]string, string, bool) {
+// agree with the run id it holds, and which must be a group of root's or
+// of the process's own real uid: anyone may make a group of their own
+// that names another's run.
+func cgroupStamp(pid, uid int) ([]string, string, bool) {
 	h, err := cgroup.Host()
 	if err != nil {
 		return nil, "", false
@@ -30,7 +32,7 @@ func cgroupStamp(pid int) ([]string, string, bool) {
 	if err != nil {
 		return nil, "", false
 	}
-	runID, group, ok := cgroup.RunOf(path)
+	token, group, ok := cgroup.RunOf(path)
 	if !ok {
 		return nil, "", false
 	}
@@ -38,11 +40,14 @@ func cgroupStamp(pid int) ([]string, string, bool) {
 	if dir == "" {
 		return nil, "", false
 	}
+	if owner, err := cgroup.Owner(dir); err != nil || owner != 0 && owner != uid {
+		return nil, "", false
+	}
 	env, err := cgroup.Stamp(dir)
 	if err != nil {
 		return nil, "", false
 	}
-	if v, _ := lookup(env, RunIDVar); v != runID {
+	if v, _ := lookup(env, RunIDVar); cgroup.Token(v) != token {
 		return nil, "", false
 	}
 	return env, "cgroup:" + group, true

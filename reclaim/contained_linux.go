@@ -116,7 +116,7 @@ func runGroupOf(pid int, runID string) string {
 	if err != nil {
 		return ""
 	}
-	if id, group, ok := cgroup.RunOf(path); ok && id == runID {
+	if token, group, ok := cgroup.RunOf(path); ok && token == cgroup.Token(runID) {
 		return "cgroup:" + group
 	}
 	return ""

@@ -66,7 +66,6 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	results := terminateAll(found.procs, f, act)
 	if !act.DryRun {
 		removeEmptied(results, groups)
-		pruneEnded(results, f)
 		pruneOver(f)
 	}
 	sum := Summary{Results: results, Ports: found.ports}

@@ -2,7 +2,6 @@ package reclaim
 
 import (
 	"os"
-	"slices"
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
@@ -35,13 +34,21 @@ func records(f Filter) []registry.Record {
 // environments did not find (renamed: their record says whose they
 // are, by PID and start time, also once their supervisor is gone).
 func recorded(f Filter, found []int) []int {
-	fs := proc.Host()
-	var out []int
+	var all []proc.Member
 	for _, rec := range records(f) {
 		for _, m := range rec.Members {
-			if fs.Alive(proc.Member(m)) && !slices.Contains(found, m.PID) && !slices.Contains(out, m.PID) {
-				out = append(out, m.PID)
-			}
+			all = append(all, proc.Member(m))
+		}
+	}
+	seen := map[int]bool{}
+	for _, pid := range found {
+		seen[pid] = true
+	}
+	var out []int
+	for _, m := range proc.Host().Living(all) {
+		if !seen[m.PID] {
+			seen[m.PID] = true
+			out = append(out, m.PID)
 		}
 	}
 	if len(out) > 0 {
@@ -52,45 +59,30 @@ func recorded(f Filter, found []int) []int {
 
 // pruneOver removes the records of runs that are over: their
 // supervisor and every member gone (tether killed with SIGKILL, its
-// watchdog having ended the rest). Only a reclaim that is no dry run
+// watchdog having ended the rest; or the run this reclaim ended whole).
+// A run is not over because a process that carries its id was ended:
+// anyone can carry a run id. Only a reclaim that is no dry run
 // does, and only records of this PID namespace (records).
 func pruneOver(f Filter) {
-	fs := proc.Host()
-	for _, rec := range records(f) {
-		if fs.Alive(proc.Member(rec.Supervisor)) {
-			continue
-		}
-		over := true
+	recs := records(f)
+	var all []proc.Member
+	for _, rec := range recs {
+		all = append(all, proc.Member(rec.Supervisor))
 		for _, m := range rec.Members {
-			if fs.Alive(proc.Member(m)) {
-				over = false
-				break
-			}
+			all = append(all, proc.Member(m))
+		}
+	}
+	alive := map[proc.Member]bool{}
+	for _, m := range proc.Host().Living(all) {
+		alive[m] = true
+	}
+	for _, rec := range recs {
+		over := !alive[proc.Member(rec.Supervisor)]
+		for _, m := range rec.Members {
+			over = over && !alive[proc.Member(m)]
 		}
 		if over {
 			registry.Prune(rec.RunID, rec.Owner)
 		}
-	}
-}
-
-// pruneEnded removes the records of the runs this reclaim ended whole:
-// their supervisor, which would have, is gone.
-func pruneEnded(results []Result, f Filter) {
-	ended := map[string]bool{}
-	for _, r := range results {
-		if r.RunID == "" || !r.Selected {
-			continue
-		}
-		if _, ok := ended[r.RunID]; !ok {
-			ended[r.RunID] = true
-		}
-		ended[r.RunID] = ended[r.RunID] && r.ended()
-	}
-	fs := proc.Host()
-	for _, rec := range records(f) {
-		if !ended[rec.RunID] || fs.Alive(proc.Member(rec.Supervisor)) {
-			continue
-		}
-		registry.Prune(rec.RunID, rec.Owner)
 	}
 }

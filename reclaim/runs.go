@@ -16,16 +16,27 @@ import (
 // A supervised run selected through its supervisor (act.ViaSupervisor)
 // is left to that tether, which ends its own tree. It also returns the
 // groups of the runs it found, to be removed once emptied.
+//
+// A run id is no proof of anything across users: anyone who learnt one
+// can carry it. So a selected process draws in only the members of its
+// own real uid, and a process of root's (which no one else can start)
+// those of every uid: another user's copy of a run id never widens root's
+// selection to the run it names.
 func wholeRuns(procs []Process, f Filter, act Action) ([]Process, []string) {
-	runs := map[string][]string{} // run id: its cgroups
+	runs := map[string][]string{}       // run id: its cgroups
+	owners := map[string]map[int]bool{} // run id: the uids of its selected processes
 	for _, p := range procs {
-		if ok, _ := f.selects(p); !ok || p.RunID == "" {
+		if ok, _ := f.selects(p); !ok || p.RunID == "" || p.UID == nil {
 			continue
 		}
 		if act.ViaSupervisor && p.Verdict == probe.Supervised {
 			continue
 		}
 		runs[p.RunID] = append(runs[p.RunID], p.Container, runGroupOf(p.PID, p.RunID))
+		if owners[p.RunID] == nil {
+			owners[p.RunID] = map[int]bool{}
+		}
+		owners[p.RunID][*p.UID] = true
 	}
 	if len(runs) == 0 {
 		return procs, nil
@@ -66,6 +77,10 @@ func wholeRuns(procs []Process, f Filter, act Action) ([]Process, []string) {
 			}
 			if m.StartTime != 0 && r.StartTime != m.StartTime {
 				continue // a record's member whose PID is another's now
+			}
+			if r.UID == nil || !owners[id][0] && !owners[id][*r.UID] {
+				trace.Printf("reclaim: %d carries run %s but is another user's than its selected processes: left alone", pid, id)
+				continue
 			}
 			trace.Printf("reclaim: %d is of run %s too: ended with it", pid, id)
 			groups = append(groups, runGroupOf(pid, id))

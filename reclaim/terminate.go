@@ -164,25 +164,45 @@ func openSupervisor(p Process) (*proc.Handle, int) {
 }
 
 // notItsTether says why the supervisor pid that p's markers name is not
-// to be signalled in its place, "" when it is: only a tether run that
-// wrote the record of p's run, naming itself as its supervisor by PID
-// and start time, is one. Markers and start times are anyone's to
-// copy, and a supervisor stamped by --exec (the caller's shell) or by
-// spawn.Start (the calling program) is no tether run at all: those, and
-// a run too young for its first record, have the process itself
-// signalled.
+// to be signalled in its place, "" when it is. Markers, run ids and
+// start times are anyone's to copy, so the markers prove nothing: only
+// the supervisor's own record does. It must be a tether run's (a
+// program's Host or Supervise is the program, which a TERM would end with
+// every other run it holds), name the supervisor by PID and start time,
+// hold p's run id, list p itself by PID and start time, and be a record
+// that may name p: its owner's is p's real uid, or it is root's. A
+// supervisor stamped by --exec (the caller's shell) or by spawn.Start
+// (the calling program) writes none, and a run too young for its first
+// record has not yet: those, and every forgery, have the process itself
+// signalled, never the supervisor.
 func notItsTether(p Process, pid int) string {
 	if p.RunID == "" {
 		return "is named by no run id"
+	}
+	if p.UID == nil {
+		return "cannot be told the owner of: the process's uid is unknown"
 	}
 	st, err := proc.Host().Status(pid)
 	if err != nil {
 		return "cannot be read: " + err.Error()
 	}
+	ns, _ := proc.Host().TableNamespace()
+	m := proc.Member{PID: p.PID, StartTime: p.StartTime}
 	for _, rec := range registry.Read(st.UID) {
-		if rec.RunID == p.RunID && rec.Supervisor.PID == pid && rec.Supervisor.StartTime == p.Supervisor.StartTime {
-			return ""
+		if rec.RunID != p.RunID || rec.Supervisor.PID != pid || rec.Supervisor.StartTime != p.Supervisor.StartTime {
+			continue
 		}
+		switch {
+		case !rec.Forwards:
+			return "is the program that started run " + p.RunID + ", not a tether run of its own"
+		case !rec.InNamespace(ns):
+			return "wrote run " + p.RunID + "'s record in another PID namespace"
+		case !rec.Honours(*p.UID):
+			return fmt.Sprintf("is uid %d's and the process uid %d's: its run's record cannot name it", rec.Owner, *p.UID)
+		case !rec.Has(m):
+			return fmt.Sprintf("does not list %d in run %s's record (not its member, or not yet)", p.PID, p.RunID)
+		}
+		return ""
 	}
 	return "wrote no record of run " + p.RunID + " (not a tether run, or not yet)"
 }

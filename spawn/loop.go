@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/printable"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
@@ -102,7 +103,7 @@ func (r *run) namedDaemon(tree []proc.Member) {
 				continue
 			}
 			if st.Session == m.PID {
-				fmt.Fprintf(or(r.cfg.Stderr, os.Stderr), "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", r.cfg.Args[0], m.PID, st.Comm)
+				fmt.Fprintf(or(r.cfg.Stderr, os.Stderr), "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", printable.String(r.cfg.Args[0]), m.PID, printable.String(st.Comm))
 				return
 			}
 			adopted = adopted || st.PPID == os.Getpid()

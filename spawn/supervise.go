@@ -494,10 +494,12 @@ func (r *run) writeRecord(members []registry.ID) {
 		Name:       r.cfg.Name,
 		Supervisor: registry.ID(r.cfg.Supervisor),
 		Watchdog:   r.watchdogID(),
-		Cgroup:     r.cgroup.Path(),
-		Command:    r.cfg.Args,
-		Stamp:      r.cfg.environ([]string{}),
-		Members:    members,
+		// Only tether run's supervisor is the run's alone.
+		Forwards: r.cfg.SoleReaper,
+		Cgroup:   r.cgroup.Path(),
+		Command:  r.cfg.Args,
+		Stamp:    r.cfg.environ([]string{}),
+		Members:  members,
 	}
 	r.rec, _ = registry.Create(rec)
 	if r.rec != nil {

@@ -28,9 +28,20 @@ type Group struct {
 
 // Create makes the group of run runID below parent, marks it with the
 // run's stamp (the marker entries) and opens it for [Group.FD].
+//
+// The group is 0711: its files can be opened by name by everyone (a
+// member of another uid reads its cpu.max and memory.max, as Go's and
+// Java's runtimes do), but only its owner lists it or reads its
+// extended attributes (a user.* attribute is read with the directory's
+// read permission), so the stamp, and the run id in it, stay the
+// owner's.
 func Create(parent, runID string, stamp []string) (*Group, error) {
 	dir := filepath.Join(parent, Name(runID))
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("make cgroup %s: %w", dir, unwrap(err))
+	}
+	if err := os.Chmod(dir, 0o711); err != nil {
+		_ = os.Remove(dir)
 		return nil, fmt.Errorf("make cgroup %s: %w", dir, unwrap(err))
 	}
 	g := &Group{Dir: dir}
@@ -82,6 +93,16 @@ func Stamp(dir string) ([]string, error) {
 		}
 		return strings.Split(string(buf[:n]), "\x00"), nil
 	}
+}
+
+// Owner is the uid that owns the group in dir: a group another user
+// made names nothing of anyone else's.
+func Owner(dir string) (int, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return -1, fmt.Errorf("cgroup %s: %w", dir, err)
+	}
+	return int(st.Uid), nil
 }
 
 // Procs lists the processes in the group in dir (not in groups below it).

@@ -1,6 +1,9 @@
 package cgroup
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRunOf(t *testing.T) {
 	const id = "0123456789abcdef0123456789abcdef"
@@ -24,7 +27,11 @@ func TestRunOf(t *testing.T) {
 			t.Errorf("RunOf(%q) = %q, %q, %v; want %q, %q", tt.path, id, group, ok, tt.id, tt.group)
 		}
 	}
-	if Name(id) != "tether-"+id {
-		t.Errorf("Name(%q) = %q", id, Name(id))
+	// The name holds the run's token, never the run id.
+	if n := Name(id); n != "tether-"+Token(id) || strings.Contains(n, id) || !IsRunID(Token(id)) {
+		t.Errorf("Name(%q) = %q, want tether- and a token of 32 hex digits", id, n)
+	}
+	if Token(id) == Token("fedcba9876543210fedcba9876543210") {
+		t.Error("two run ids have one token")
 	}
 }

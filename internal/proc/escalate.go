@@ -175,6 +175,43 @@ func (fs FS) Alive(m Member) bool {
 	return err == nil && st.StartTime == m.StartTime && !st.Zombie()
 }
 
+// Living lists those of ms that are still the processes they name, each
+// once: a list of any length (another user's run records name what
+// they like) costs one listing of the table and one read of each live
+// PID it names, never a read per entry.
+func (fs FS) Living(ms []Member) []Member {
+	if len(ms) == 0 {
+		return nil
+	}
+	pids, err := fs.PIDs()
+	if err != nil {
+		return nil
+	}
+	live := make(map[int]bool, len(pids))
+	for _, pid := range pids {
+		live[pid] = true
+	}
+	var out []Member
+	starts := map[int]uint64{}
+	for _, m := range ms {
+		if !live[m.PID] {
+			continue
+		}
+		start, ok := starts[m.PID]
+		if !ok {
+			if st, err := fs.Stat(m.PID); err == nil && !st.Zombie() {
+				start = st.StartTime
+			}
+			starts[m.PID] = start
+		}
+		if start != 0 && start == m.StartTime {
+			out = append(out, m)
+			starts[m.PID] = 0 // listed once
+		}
+	}
+	return out
+}
+
 // AliveWithSubtrees lists those of ms that are still the processes they
 // name, each with its live descendants: a list of a tree written down
 // earlier, read again once the tree may have scattered.

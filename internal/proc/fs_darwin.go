@@ -117,3 +117,6 @@ func (fs FS) Status(pid int) (Status, error) {
 	}
 	return Status{TGID: pid, UID: p.UID}, nil
 }
+
+// Young is false: no execve window is known here (Executing).
+func (fs FS) Young(start uint64) bool { return false }

@@ -174,6 +174,36 @@ func (fs FS) StartedAt(start uint64) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("no btime in %s/stat", fs.root)
 }
 
+// ExecWindow is how young a process must be for an empty environment to
+// be waited out as an execve in progress. The kernel lays the new image's
+// arguments out in microseconds; a process that reads as empty for
+// longer unmapped them on purpose (or is stuck), and waiting on it would
+// be waiting on whoever made it, as often as they like.
+const ExecWindow = 3 * time.Second
+
+// Young reports whether the process that started at start (ticks since
+// boot) is younger than ExecWindow: one whose empty environment may be
+// an execve's, to be waited out or scanned again.
+func (fs FS) Young(start uint64) bool {
+	data, err := ReadPlain(fs.root + "/uptime")
+	if err != nil {
+		return false
+	}
+	f, _, _ := bytes.Cut(bytes.TrimSpace(data), []byte{' '})
+	up, err := strconv.ParseFloat(string(f), 64)
+	if err != nil {
+		return false
+	}
+	age := time.Duration((up - float64(start)/userHZ) * float64(time.Second))
+	return age < ExecWindow
+}
+
+// youngPID is Young for pid; false when it cannot be read.
+func (fs FS) youngPID(pid int) bool {
+	st, err := fs.Stat(pid)
+	return err == nil && fs.Young(st.StartTime)
+}
+
 // Executing reports whether pid is inside an execve: its new image is in
 // place but has not yet laid out its arguments and environment, so both
 // read as empty. Until then nothing can tell a tethered process from a

@@ -2,7 +2,9 @@ package proc_test
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"syscall"
@@ -116,5 +118,33 @@ func TestDescendantsByParentLinks(t *testing.T) {
 	slices.SortFunc(byLists, func(a, b proc.Member) int { return a.PID - b.PID })
 	if len(byLists) != 3 || !reflect.DeepEqual(byLinks, byLists) {
 		t.Errorf("Descendants = %v, Subtree = %v; want the same three", byLinks, byLists)
+	}
+}
+
+// A process reads as in the middle of an execve only while it is young:
+// one whose environment has been empty for longer unmapped it on
+// purpose, and no scan is held up by it.
+func TestYoung(t *testing.T) {
+	dir := t.TempDir()
+	fs := proc.NewFS(dir)
+	for _, tt := range []struct {
+		uptime string
+		start  uint64
+		want   bool
+	}{
+		{"319.80 600.00\n", 31855, true},  // 1.25 s old
+		{"321.56 600.00\n", 31855, false}, // 3.01 s old
+		{"9000.00 1.00\n", 31855, false},
+		{"garbage\n", 31855, false},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "uptime"), []byte(tt.uptime), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := fs.Young(tt.start); got != tt.want {
+			t.Errorf("Young(%d) with uptime %q = %v, want %v", tt.start, tt.uptime, got, tt.want)
+		}
+	}
+	if proc.NewFS(t.TempDir()).Young(1) {
+		t.Error("Young without an uptime file = true, want false")
 	}
 }

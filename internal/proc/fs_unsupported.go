@@ -39,3 +39,6 @@ func (fs FS) Executing(pid int) bool { return false }
 
 // Status fails closed: this platform has no reader.
 func (fs FS) Status(pid int) (Status, error) { return Status{}, unsupported(pid) }
+
+// Young is false: this platform has no reader.
+func (fs FS) Young(start uint64) bool { return false }

@@ -50,7 +50,8 @@ func parallel(n int, fn func(i int, buf *[]byte)) {
 // the caller, whose environment holds every one of entries whole. A
 // process caught in the middle of an execve reads as having no
 // environment yet; it is returned in executing, since it may be one of
-// them: a caller that must not miss one (a cleanup, a leak check) scans
+// them (only while it is young: past ExecWindow it unmapped its
+// environment itself, and no scan is held up by it): a caller that must not miss one (a cleanup, a leak check) scans
 // again, one that verifies each candidate (a reclaim) waits it out.
 func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
 	want := make([][]byte, len(entries))
@@ -90,7 +91,7 @@ func (fs FS) scan(match func(env []byte) bool) (matched []Member, executing []in
 		}
 		env, err := readInto(fs.Path(pid, "environ"), *buf)
 		if err == nil && len(env) == 0 {
-			if fs.Executing(pid) {
+			if fs.Executing(pid) && fs.youngPID(pid) {
 				mu.Lock()
 				executing = append(executing, pid)
 				mu.Unlock()

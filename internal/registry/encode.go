@@ -22,6 +22,9 @@ func (r Record) encode() []byte {
 		b = append(b, `,"watchdog":`...)
 		b = appendString(b, r.Watchdog.String())
 	}
+	if r.Forwards {
+		b = append(b, `,"forwards":true`...)
+	}
 	if r.Cgroup != "" {
 		b = append(b, `,"cgroup":`...)
 		b = appendString(b, r.Cgroup)

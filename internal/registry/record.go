@@ -16,6 +16,12 @@ type Record struct {
 	// of its watchdog (empty without one).
 	Supervisor ID `json:"supervisor"`
 	Watchdog   ID `json:"watchdog,omitempty"`
+	// Forwards says the supervisor is a process of the run's own (a
+	// tether run) that passes a TERM on to the run and ends it whole: the
+	// one kind that a member may be ended through. A program's Host or
+	// library Supervise is the program itself, which a TERM would end
+	// with every other run it holds.
+	Forwards bool `json:"forwards,omitempty"`
 	// Cgroup is the directory of the run's cgroup (a contained run's):
 	// for a person to read; a reader trusts only what /proc says of the
 	// members.

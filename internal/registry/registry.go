@@ -3,6 +3,7 @@
 package registry
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -166,6 +167,20 @@ func ReadAll() []Record {
 	return out
 }
 
+// The bounds on what a reader takes from one user's directory: anyone
+// can fill their own with records, and root's reclaim --any-user reads
+// every user's. Past a bound the rest is skipped, with one traced line;
+// the smallest records are read first, so that a user's ordinary runs
+// (a few kilobytes each) are read before any giant.
+const (
+	maxNames   = 8192    // directory entries looked at
+	maxRecords = 512     // records read
+	maxBytes   = 4 << 20 // bytes of records read, all together
+	maxMembers = 16384   // members taken from one record
+)
+
+// readDir reads the records of uid's directory dir, within the bounds
+// above; from the cache while the directory is unchanged.
 func readDir(dir string, uid int) []Record {
 	fd, err := openDir(dir, uid, false)
 	if err != nil {
@@ -176,19 +191,48 @@ func readDir(dir string, uid int) []Record {
 	}
 	d := os.NewFile(uintptr(fd), dir)
 	defer d.Close()
-	names, _ := d.Readdirnames(-1)
-	var out []Record
+	key, cacheable := stamp(fd)
+	if recs, ok := cached(dir, uid, key); ok {
+		return recs
+	}
+	names, _ := d.Readdirnames(maxNames)
+	if len(names) == maxNames {
+		trace.Printf("run records: %s: only the first %d entries looked at", dir, maxNames)
+	}
+	type entry struct {
+		name string
+		size int64
+	}
+	var es []entry
 	for _, name := range names {
 		id, ok := strings.CutSuffix(name, ".json")
 		if !ok || !validRunID(id) {
 			continue
 		}
-		r, err := readRecord(fd, dir, name, uid)
+		var st unix.Stat_t
+		if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			continue
+		}
+		es = append(es, entry{name, st.Size})
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.size, b.size) })
+	var out []Record
+	var read int64
+	for i, e := range es {
+		if i == maxRecords || read+min(e.size, maxRecord) > maxBytes {
+			trace.Printf("run records: %s: %d of %d read (at most %d, %d bytes); the rest skipped", dir, i, len(es), maxRecords, maxBytes)
+			break
+		}
+		read += min(e.size, maxRecord)
+		r, err := readRecord(fd, dir, e.name, uid)
 		if err != nil {
 			trace.Printf("%v", err)
 			continue
 		}
 		out = append(out, r)
+	}
+	if cacheable {
+		keep(dir, uid, key, out)
 	}
 	return out
 }
@@ -219,6 +263,10 @@ func readRecord(dirfd int, dir, name string, uid int) (Record, error) {
 	r, err := parse(data)
 	if err != nil {
 		return Record{}, fmt.Errorf("run record %s: %w", path, err)
+	}
+	if len(r.Members) > maxMembers {
+		trace.Printf("run record %s: %d members; the first %d taken", path, len(r.Members), maxMembers)
+		r.Members = r.Members[:maxMembers]
 	}
 	if fileName(r.RunID) != name {
 		return Record{}, fmt.Errorf("run record %s: holds run %s: %w", path, r.RunID, ErrRefused)

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tetherproc/tether/internal/printable"
 )
 
 // Var is the environment variable that turns tracing on: 1 (or true, yes,
@@ -58,7 +60,7 @@ func Printf(format string, args ...any) {
 	if !on.Load() {
 		return
 	}
-	line := "tether[" + strconv.Itoa(os.Getpid()) + "]: " + fmt.Sprintf(format, args...) + "\n"
+	line := "tether[" + strconv.Itoa(os.Getpid()) + "]: " + printable.String(fmt.Sprintf(format, args...)) + "\n"
 	mu.Lock()
 	defer mu.Unlock()
 	if out == nil {

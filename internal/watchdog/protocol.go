@@ -33,8 +33,12 @@ import (
 // three.
 //
 // Beside the pipe, the supervisor keeps the list of its tree in a file the
-// watchdog reads after the supervisor's death (fd 5): "PID START" lines,
-// then "end", written over in place (Record).
+// watchdog reads after the supervisor's death (fd 5): "r RUN_ID" first
+// (a run's watchdog; none for a host's), then "PID START" lines, then
+// "end", written over in place (Record). The run id is there and not
+// among the watchdog's arguments: a command line is anyone's to read,
+// and a run id is its owner's secret; the file is a memfd, which only
+// the owner (and root) can open through /proc.
 
 // Lines of the protocol.
 const (
@@ -42,6 +46,8 @@ const (
 	lineGroupGone = "g-"
 	prefixGroup   = "g "
 	prefixCgroup  = "c "
+	// prefixRunID heads the list of the tree (fd 5), not the pipe.
+	prefixRunID = "r "
 )
 
 // pathMax bounds the cgroup directory, as the waiter's buffer does.
@@ -193,7 +199,7 @@ func (wd *Watchdog) Record(ms []proc.Member) {
 	if wd == nil {
 		return
 	}
-	b := encodeMembers(ms)
+	b := encodeMembers(wd.runID, ms)
 	if bytes.Equal(b, wd.last) {
 		return
 	}
@@ -202,11 +208,15 @@ func (wd *Watchdog) Record(ms []proc.Member) {
 	_ = wd.members.Truncate(int64(len(b)))
 }
 
-// encodeMembers is the list of the tree as the watchdog reads it. The
-// reader stops at "end": what an older, longer list left behind a write
-// cut short by SIGKILL is never read.
-func encodeMembers(ms []proc.Member) []byte {
+// encodeMembers is the list of the tree as the watchdog reads it, after
+// the run's id (none for ""). The reader stops at "end": what an older,
+// longer list left behind a write cut short by SIGKILL is never read;
+// the run id, the same in every write, is never cut.
+func encodeMembers(runID string, ms []proc.Member) []byte {
 	var b []byte
+	if runID != "" {
+		b = append(append(append(b, prefixRunID...), runID...), '\n')
+	}
 	for _, m := range ms {
 		b = strconv.AppendInt(b, int64(m.PID), 10)
 		b = append(b, ' ')
@@ -234,11 +244,25 @@ func decodeMembers(data []byte) []proc.Member {
 	return ms
 }
 
-// readMembers reads the list of the tree the supervisor last wrote.
-func readMembers(f *os.File) []proc.Member {
+// decodeRunID reads the run id at the head of the list: "" when there
+// is none.
+func decodeRunID(data []byte) string {
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	id, ok := bytes.CutPrefix(line, []byte(prefixRunID))
+	if !ok {
+		return ""
+	}
+	return string(id)
+}
+
+// readList reads the list the supervisor last wrote: nil when it cannot.
+func readList(f *os.File) []byte {
 	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
 	if err != nil {
 		return nil
 	}
-	return decodeMembers(data)
+	return data
 }
+
+// readMembers reads the tree from the list the supervisor last wrote.
+func readMembers(f *os.File) []proc.Member { return decodeMembers(readList(f)) }

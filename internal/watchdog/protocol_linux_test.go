@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/probe"
 )
 
 // The cases of the pipe protocol, run against each of its three readers:
@@ -93,8 +94,8 @@ func testProtocol(t *testing.T, which int) {
 				return
 			}
 			wantDir := strings.ReplaceAll(tc.dir, "D", dir)
-			if got := wr.stage2Args(t); !equalTail(got, []string{Arg, "one", "2", wantDir}) {
-				t.Errorf("the second stage got %q, want its path, then %s one 2 %q", got, Arg, wantDir)
+			if got := wr.stage2Args(t); !equalTail(got, []string{Arg, "2", wantDir}) {
+				t.Errorf("the second stage got %q, want its path, then %s 2 %q (no run id)", got, Arg, wantDir)
 			}
 			if tc.group == "A" {
 				wantTERM(t, "group A", aStatus)
@@ -144,13 +145,20 @@ func TestMemberList(t *testing.T) {
 	for pid := 1; pid <= 10; pid++ {
 		older = append(older, proc.Member{PID: pid, StartTime: 123456})
 	}
-	old := encodeMembers(older)
-	b := encodeMembers(ms)
+	runID := probe.NewRunID()
+	old := encodeMembers(runID, older)
+	b := encodeMembers(runID, ms)
 	over := append(append([]byte{}, b...), old[len(b):]...)
 	for _, data := range [][]byte{b, over} {
 		if got := decodeMembers(data); len(got) != 2 || got[0] != ms[0] || got[1] != ms[1] {
 			t.Errorf("decodeMembers(%q) = %v, want %v", data, got, ms)
 		}
+		if got := decodeRunID(data); got != runID {
+			t.Errorf("decodeRunID(%q) = %q, want %q", data, got, runID)
+		}
+	}
+	if got := decodeRunID(encodeMembers("", ms)); got != "" {
+		t.Errorf("decodeRunID of a host's list = %q, want none", got)
 	}
 	if got := decodeMembers([]byte("x y\n-1 5\n7\n8 9\n")); len(got) != 1 || got[0] != (proc.Member{PID: 8, StartTime: 9}) {
 		t.Errorf("decodeMembers of bad lines: %v, want only 8 9", got)

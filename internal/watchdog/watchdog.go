@@ -31,6 +31,7 @@ const runIDVar = "TETHER_RUN_ID"
 // own.
 type Watchdog struct {
 	pid     int
+	runID   string // heads the list of the tree; "" for a host's
 	w       *os.File
 	members *os.File
 	last    []byte // the list as last written, not written again unchanged
@@ -43,7 +44,8 @@ type Spec struct {
 	Shell string // runs the first stage where there is no waiter; "" or missing: the binary waits itself
 	// RunID is the run's id, which every process of the run carries
 	// as TETHER_RUN_ID: after the supervisor's death, each process whose
-	// environment holds that entry is ended.
+	// environment holds that entry is ended. It is handed over in the
+	// list of the tree, never on the command line.
 	RunID string
 	Grace time.Duration // between TERM and KILL, as the supervisor's cleanup
 	// Lines and Members are told it before it starts: a watchdog
@@ -75,7 +77,7 @@ func (s Spec) firstStages() []firstStage {
 	if s.Host {
 		return []firstStage{{path: s.Path, argv: []string{s.Path, Arg, hostMode}}}
 	}
-	args := []string{s.RunID, strconv.FormatInt(int64(s.Grace), 10)}
+	args := []string{strconv.FormatInt(int64(s.Grace), 10)}
 	var hs []firstStage
 	if s.Shell != "" {
 		if fd, err := waiterFD(); err == nil {
@@ -120,6 +122,9 @@ func Start(s Spec) (*Watchdog, error) {
 		return nil, fmt.Errorf("watchdog member list: %w", err)
 	}
 	wd := &Watchdog{w: w, members: members}
+	if !s.Host {
+		wd.runID = s.RunID
+	}
 	// What it is to know from its first moment is in the pipe and the
 	// list before it exists: a supervisor killed right after the fork
 	// leaves it all the same.
@@ -212,23 +217,31 @@ func (wd *Watchdog) Stop() {
 	}
 }
 
-// Main is the watchdog's second stage: args are the run id, the grace in nanoseconds and, from the first stage, the run's cgroup or
-// ""; file descriptor 3 is the pipe from the supervisor (already at EOF
-// when a first stage handed over), 5 the list of the tree it last
-// wrote. It returns the exit status.
+// Main is the watchdog's second stage: args are the grace in
+// nanoseconds and, from the first stage, the run's cgroup or ""; file
+// descriptor 3 is the pipe from the supervisor (already at EOF when a
+// first stage handed over), 5 the list of the tree it last wrote, headed
+// by the run's id. It returns the exit status.
 func Main(args []string) int {
 	if len(args) == 1 && args[0] == hostMode {
 		return hostMain()
 	}
+	list := os.NewFile(5, "tether-members")
+	runID := decodeRunID(readList(list))
+	if len(args) > 0 && cgroup.IsRunID(args[0]) {
+		// A first stage of an earlier build (the binary replaced at its
+		// path on macOS) still names the run first.
+		runID, args = args[0], args[1:]
+	}
 	// Nothing but a run id is taken: whatever the scan matches is ended,
 	// and a broader entry (TETHER=1) would end every tethered process.
-	if len(args) < 2 || len(args) > 3 || !cgroup.IsRunID(args[0]) {
-		fmt.Fprintln(os.Stderr, "tether-watchdog: want RUN_ID GRACE_NS [CGROUP]")
+	if len(args) < 1 || len(args) > 2 || !cgroup.IsRunID(runID) {
+		fmt.Fprintln(os.Stderr, "tether-watchdog: want GRACE_NS [CGROUP], and RUN_ID heading the list on fd 5")
 		return 125
 	}
-	grace, err := strconv.ParseInt(args[1], 10, 64)
+	grace, err := strconv.ParseInt(args[0], 10, 64)
 	if err != nil || grace < 0 {
-		fmt.Fprintln(os.Stderr, "tether-watchdog: bad grace", args[1])
+		fmt.Fprintln(os.Stderr, "tether-watchdog: bad grace", args[0])
 		return 125
 	}
 	// Nothing the supervisor's caller does to its terminal or group may
@@ -238,19 +251,19 @@ func Main(args []string) int {
 	if done {
 		return 0
 	}
-	if len(args) == 3 && args[2] != "" {
-		s.cgroup = args[2] // what the first stage read
+	if len(args) == 2 && args[1] != "" {
+		s.cgroup = args[1] // what the first stage read
 	}
-	trace.Printf("watchdog: supervisor of run %s died; ending the run", args[0])
+	trace.Printf("watchdog: supervisor of run %s died; ending the run", runID)
 	if s.group != 0 {
 		_ = unix.Kill(-s.group, unix.SIGTERM)
 	}
 	g := cgroup.Open(s.cgroup)
 	g.KillAll()
-	if endRun(runIDVar+"="+args[0], time.Duration(grace), readMembers(os.NewFile(5, "tether-members")), g) {
+	if endRun(runIDVar+"="+runID, time.Duration(grace), readMembers(list), g) {
 		// The run is over: its record, which its supervisor did not
 		// live to remove, goes too.
-		registry.Prune(args[0], os.Getuid())
+		registry.Prune(runID, os.Getuid())
 	}
 	g.Release()
 	return 0

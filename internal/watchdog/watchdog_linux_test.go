@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -67,17 +68,33 @@ func TestWatchdogToldDoneEndsNothing(t *testing.T) {
 	}
 }
 
-// The second stage takes nothing but a run id: an entry such as TETHER=1,
-// or anything else a scan would match more widely, is refused, and
-// nothing is ended.
+// The second stage takes nothing but a run id, from the head of its
+// list: an entry such as TETHER=1, or anything else a scan would match
+// more widely, is refused, and nothing is ended; so is a run id on the
+// command line with no list, or a list with none.
 func TestWatchdogRefusesOtherThanRunID(t *testing.T) {
 	member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"REVIEW_MARK=xyz"}})
-	for _, arg := range []string{"REVIEW_MARK=xyz", "TETHER=1", probe.RunIDVar + "=" + probe.NewRunID(), "ABC"} {
-		cmd := exec.Command(os.Args[0], Arg, arg, "0")
+	for _, head := range []string{"REVIEW_MARK=xyz", "TETHER=1", probe.RunIDVar + "=" + probe.NewRunID(), "ABC", ""} {
+		list, err := memberFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if head != "" {
+			fmt.Fprintf(list, "r %s\nend\n", head)
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], Arg, "0")
 		cmd.Env = proctest.CleanEnv()
+		cmd.ExtraFiles = []*os.File{r, nil, list} // fd 3 and 5
 		out, err := cmd.CombinedOutput()
-		if cmd.ProcessState.ExitCode() != 125 || !strings.Contains(string(out), "want RUN_ID") {
-			t.Errorf("%s %s 0: %v, %q; want exit 125 and a usage line", Arg, arg, err, out)
+		r.Close()
+		w.Close()
+		list.Close()
+		if cmd.ProcessState.ExitCode() != 125 || !strings.Contains(string(out), "RUN_ID heading the list") {
+			t.Errorf("%s 0 with the list %q: %v, %q; want exit 125 and a usage line", Arg, head, err, out)
 		}
 	}
 	select {

@@ -1,0 +1,66 @@
+package printable
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// String is s with every character that could drive a terminal escaped:
+// C0 and C1 controls, DEL, the bidirectional formatting characters, and
+// each byte of invalid UTF-8. A string with none is returned as it is.
+func String(s string) string {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unsafe(r, n) {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	b = append(b, s[:i]...)
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, `\x`...)
+			b = appendHex(b, uint32(s[i]), 2)
+		case unsafe(r, n) && r < 0x80:
+			b = append(b, `\x`...)
+			b = appendHex(b, uint32(r), 2)
+		case unsafe(r, n):
+			b = append(b, `\u`...)
+			b = appendHex(b, uint32(r), 4)
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(b)
+}
+
+// unsafe reports whether the rune r, n bytes long, is to be escaped.
+func unsafe(r rune, n int) bool {
+	switch {
+	case r == utf8.RuneError && n == 1:
+		return true // a byte that is no UTF-8
+	case r < 0x20 || r == 0x7f:
+		return true // C0, DEL
+	case r >= 0x80 && r <= 0x9f:
+		return true // C1: 0x9b is CSI on its own
+	case r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+		return true // marks, embeddings, overrides, isolates: they reorder what is shown
+	}
+	return false
+}
+
+func appendHex(b []byte, v uint32, width int) []byte {
+	h := strconv.FormatUint(uint64(v), 16)
+	for i := len(h); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, h...)
+}
