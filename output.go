@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,10 +21,17 @@ import (
 // What the commands share in their output: JSON, command lines made safe
 // for a terminal, names and lists.
 
+// writeJSON writes v as one line of JSON, with the characters that
+// could drive a terminal escaped (printable.JSON) as JSON escapes C0.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(printable.JSON(b.Bytes()))
+	return err
 }
 
 // commandLine shows the command line, or the kernel's command name in

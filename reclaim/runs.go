@@ -13,8 +13,9 @@ import (
 // matched (the holder of a port, say, while its helper stays). A run's
 // members are found by every ground there is: its run id in their
 // environment, its record (renamed ones), its cgroup (contained ones).
-// A supervised run selected through its supervisor (act.ViaSupervisor)
-// is left to that tether, which ends its own tree. It also returns the
+// A supervised run ended through its supervisor (throughSupervisor) is
+// left to that tether, which ends its own tree; one whose supervisor may
+// not be (a program's Host, a forgery) is ended whole here. It also returns the
 // groups of the runs it found, to be removed once emptied.
 //
 // A run id is no proof of anything across users: anyone who learnt one
@@ -29,7 +30,7 @@ func wholeRuns(procs []Process, f Filter, act Action) ([]Process, []string) {
 		if ok, _ := f.selects(p); !ok || p.RunID == "" || p.UID == nil {
 			continue
 		}
-		if act.ViaSupervisor && p.Verdict == probe.Supervised {
+		if throughSupervisor(p, act) {
 			continue
 		}
 		runs[p.RunID] = append(runs[p.RunID], p.Container, runGroupOf(p.PID, p.RunID))

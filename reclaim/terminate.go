@@ -129,11 +129,45 @@ func open(r *Result, f Filter, act Action) *target {
 
 // openSupervisor holds the supervisor of p, the process its markers name,
 // when it is still that process (its start time, read again once the
-// handle is open); nil otherwise, and p is then signalled itself.
+// handle is open) and may be ended in p's place (throughSupervisor);
+// nil otherwise, and p is then signalled itself.
 func openSupervisor(p Process) (*proc.Handle, int) {
+	pid, ok := supervisorPID(p)
+	if !ok {
+		return nil, 0
+	}
+	h, err := proc.Host().Open(pid)
+	if err != nil {
+		return nil, 0
+	}
+	if why := notThrough(p, pid); why != "" {
+		h.Close()
+		trace.Printf("reclaim: %d is signalled itself: its supervisor %d %s", p.PID, pid, why)
+		return nil, 0
+	}
+	trace.Printf("reclaim: %d is to be ended through its supervisor %d", p.PID, pid)
+	return h, pid
+}
+
+// throughSupervisor reports whether p, a supervised process, is to be
+// ended through its supervisor: the tether run that owns it, which ends
+// its whole run. Otherwise p is signalled itself, and its run is ended
+// whole as a stranded one is (wholeRuns).
+func throughSupervisor(p Process, act Action) bool {
+	if !act.ViaSupervisor || p.Verdict != probe.Supervised {
+		return false
+	}
+	pid, ok := supervisorPID(p)
+	return ok && notThrough(p, pid) == ""
+}
+
+// supervisorPID is the PID, as this /proc numbers it, of the live
+// supervisor p's markers name; false when there is none, or it is never
+// to be signalled.
+func supervisorPID(p Process) (int, bool) {
 	s := p.Supervisor
 	if s == nil || s.State != probe.SupervisorAlive {
-		return nil, 0
+		return 0, false
 	}
 	pid := s.PID
 	if s.HostPID != 0 {
@@ -144,23 +178,19 @@ func openSupervisor(p Process) (*proc.Handle, int) {
 		// inside the run it would replace): never signalled, so the
 		// holder is signalled itself.
 		trace.Printf("reclaim: supervisor %d of %d is %s: the holder is signalled itself", pid, p.PID, why)
-		return nil, 0
+		return 0, false
 	}
-	h, err := proc.Host().Open(pid)
-	if err != nil {
-		return nil, 0
+	return pid, true
+}
+
+// notThrough says why supervisor pid is not to be signalled in p's
+// place, "" when it is: it must still be the process p's markers name
+// (start time), and the tether run that owns p (notItsTether).
+func notThrough(p Process, pid int) string {
+	if st, err := proc.Host().Stat(pid); err != nil || st.StartTime != p.Supervisor.StartTime || st.Zombie() {
+		return "is no longer the process the markers name"
 	}
-	if st, err := proc.Host().Stat(pid); err != nil || st.StartTime != s.StartTime || st.Zombie() {
-		h.Close()
-		return nil, 0
-	}
-	if why := notItsTether(p, pid); why != "" {
-		h.Close()
-		trace.Printf("reclaim: %d is signalled itself: its supervisor %d %s", p.PID, pid, why)
-		return nil, 0
-	}
-	trace.Printf("reclaim: %d is to be ended through its supervisor %d", p.PID, pid)
-	return h, pid
+	return notItsTether(p, pid)
 }
 
 // notItsTether says why the supervisor pid that p's markers name is not

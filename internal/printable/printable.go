@@ -64,3 +64,36 @@ func appendHex(b []byte, v uint32, width int) []byte {
 	}
 	return append(b, h...)
 }
+
+// JSON escapes, in encoding/json's output data, the characters String
+// escapes that JSON leaves as they are (C1 controls and the
+// bidirectional formatting characters: JSON escapes only C0, and
+// encoding/json writes invalid UTF-8 as U+FFFD), as \uXXXX: the same
+// JSON, safe on a terminal. Outside its strings JSON is ASCII, so every
+// such character is inside one.
+func JSON(data []byte) []byte {
+	s := string(data)
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x80 && unsafe(r, n) {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
+		return data
+	}
+	b := append(make([]byte, 0, len(s)+12), s[:i]...)
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x80 && unsafe(r, n) && n > 1 {
+			b = append(b, `\u`...)
+			b = appendHex(b, uint32(r), 4)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return b
+}

@@ -1,6 +1,7 @@
 package printable
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -49,4 +50,23 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("String(%q) = %q: a safe string changed", s, out)
 		}
 	})
+}
+
+func TestJSON(t *testing.T) {
+	in := map[string]string{"name": "\x1b[2J\u009b31m\u202eok\xff"}
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := JSON(data)
+	if strings.ContainsAny(string(out), "\x1b\u009b\u202e") {
+		t.Errorf("JSON(%q) = %q: controls left", data, out)
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out, &back); err != nil || back["name"] != "\x1b[2J\u009b31m\u202eok\ufffd" {
+		t.Errorf("JSON(%q) = %q reads back as %q, %v; want the same string", data, out, back["name"], err)
+	}
+	if plain := []byte(`{"name":"web ✓"}`); string(JSON(plain)) != string(plain) {
+		t.Errorf("JSON(%q) = %q, want it unchanged", plain, JSON(plain))
+	}
 }

@@ -90,6 +90,9 @@ type Spec struct {
 	// stderr (a terminal, say). A helper given Stdin must end by itself.
 	Stdin  *os.File
 	Stderr io.Writer
+	// ExtraFiles are the helper's descriptors from 3 on (a socket to
+	// hold, say).
+	ExtraFiles []*os.File
 }
 
 // Proc is a running helper.
@@ -168,6 +171,7 @@ func start(t testing.TB, mode string, opts Spec, reap bool) *Proc {
 		cmd.Stderr = os.Stderr
 	}
 	cmd.SysProcAttr = opts.SysProcAttr
+	cmd.ExtraFiles = opts.ExtraFiles
 	// Not cmd.StdinPipe: Wait would close it as soon as the helper
 	// exits, ending the helper's own children (Orphan) with it.
 	stdinR, stdin, err := os.Pipe()
