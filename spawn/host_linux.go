@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"sync"
@@ -284,6 +285,7 @@ func (h *Host) list() (over []*Child) {
 	if len(executing) > 0 {
 		return nil
 	}
+	left = proc.Host().Owned(left, os.Getuid())
 	for _, c := range empty {
 		if !slices.ContainsFunc(left, c.carries) && len(c.group.Members()) == 0 {
 			c.stopping = true
@@ -472,6 +474,7 @@ func (c *Child) end(ctx context.Context) error {
 		Hurry: ctx.Done(),
 		List: func() ([]proc.Member, bool) {
 			ms, executing := fs.Scan(entry)
+			ms = fs.Owned(ms, os.Getuid())
 			tree, held := c.tree(recorded)
 			if !held {
 				c.goneGroup()

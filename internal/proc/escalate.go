@@ -212,6 +212,21 @@ func (fs FS) Living(ms []Member) []Member {
 	return out
 }
 
+// Owned lists those of ms whose real uid is uid. A run id in an
+// environment is anyone's to copy: a process found by it alone is one of
+// the run's only when it is the run owner's, since every process a run
+// starts as another user (a server's workers) is in its tree, its
+// written-down list or its cgroup, which are found otherwise.
+func (fs FS) Owned(ms []Member, uid int) []Member {
+	out := ms[:0:0]
+	for _, m := range ms {
+		if st, err := fs.Status(m.PID); err == nil && st.UID == uid {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // AliveWithSubtrees lists those of ms that are still the processes they
 // name, each with its live descendants: a list of a tree written down
 // earlier, read again once the tree may have scattered.

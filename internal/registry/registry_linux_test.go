@@ -5,11 +5,13 @@ package registry
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
 )
@@ -140,7 +142,7 @@ func TestParseRefusesBadRecords(t *testing.T) {
 // written it, odd strings included.
 func TestEncodeRoundTrip(t *testing.T) {
 	for _, args := range [][]string{nil, {}, {"nginx", "-g", "daemon off;"}, {"a\"b\\c", "\x00\x1f\n\t", "<&>", "\xff\xfe bad utf-8", "ünï", "\u2028"}} {
-		rec := Record{RunID: testRun, Name: "n", Supervisor: ID{PID: 3, StartTime: 4}, Watchdog: ID{PID: 5, StartTime: 6},
+		rec := Record{RunID: testRun, Name: "n", Supervisor: ID{PID: 3, StartTime: 4}, Watchdog: ID{PID: 5, StartTime: 6}, Forwards: len(args)%2 == 1,
 			Cgroup: "/sys/fs/cgroup/tether-" + testRun, Command: args, Stamp: []string{"TETHER=1"}, Members: []ID{{PID: 7, StartTime: 8}}}
 		got, err := parse(rec.encode())
 		if err != nil {
@@ -151,5 +153,94 @@ func TestEncodeRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got, wantRec) {
 			t.Errorf("encode(%q) reads back as %+v, encoding/json's as %+v", args, got, wantRec)
 		}
+	}
+}
+
+// age sets the directory's modification time back, as if nothing had
+// changed it for a minute: the next Read may keep what it reads.
+func age(t *testing.T, dir string) {
+	t.Helper()
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(dir, old, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Read after any write sees it, also when the reads before it were
+// kept: every write changes the directory.
+func TestReadSeesEveryWrite(t *testing.T) {
+	dir := useDir(t)
+	w, err := Create(Record{RunID: testRun, Members: []ID{{PID: 11, StartTime: 6}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	age(t, dir)
+	for i := 0; i < 2; i++ { // the second from what was kept
+		if got := Read(os.Getuid()); len(got) != 1 || len(got[0].Members) != 1 {
+			t.Fatalf("read %d: %+v, want the record with 1 member", i, got)
+		}
+	}
+	w.Members([]ID{{PID: 11, StartTime: 6}, {PID: 12, StartTime: 7}})
+	if got := Read(os.Getuid()); len(got) != 1 || len(got[0].Members) != 2 {
+		t.Fatalf("after Members: %+v, want 2 members", got)
+	}
+	age(t, dir)
+	got := Read(os.Getuid())
+	got[0].RunID = "changed by a caller"
+	got = got[:0]
+	if again := Read(os.Getuid()); len(again) != 1 || again[0].RunID != testRun {
+		t.Fatalf("a caller's change reached what was kept: %+v", again)
+	}
+	w.Remove()
+	if got := Read(os.Getuid()); len(got) != 0 {
+		t.Errorf("after Remove: %+v, want none", got)
+	}
+}
+
+// Another user may fill their directory with records: a reader takes at
+// most maxRecords of them and maxBytes in all, the smallest first, and
+// at most maxMembers of a record's members.
+func TestReadBounded(t *testing.T) {
+	dir := useDir(t)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(id string, members int) {
+		ms := make([]string, members)
+		for i := range ms {
+			ms[i] = fmt.Sprintf("%d:%d", 100000+i, 1234567)
+		}
+		data, _ := json.Marshal(map[string]any{"run_id": id, "supervisor": "1:1", "command": []string{"x"}, "stamp": []string{"TETHER=1"}, "members": ms})
+		if err := os.WriteFile(filepath.Join(dir, id+".json"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		write(fmt.Sprintf("%032x", 0xb16+i), 50000) // about 0.8 MB each
+	}
+	for i := 0; i < 20; i++ {
+		write(fmt.Sprintf("%032x", 0x5a11+i), 3)
+	}
+	write(strings.Repeat("f", 32), maxMembers+10)
+	got := Read(os.Getuid())
+	small, big := 0, 0
+	for _, r := range got {
+		switch {
+		case len(r.Members) == 3:
+			small++
+		case len(r.Members) > maxMembers:
+			t.Errorf("record %s: %d members, want at most %d", r.RunID, len(r.Members), maxMembers)
+		default:
+			big++
+		}
+	}
+	if small != 20 || big >= 8 {
+		t.Errorf("read %d small records and %d big ones; want all 20 small ones, and not every big one within %d bytes", small, big, maxBytes)
+	}
+	for i := 0; i < maxRecords; i++ {
+		write(fmt.Sprintf("%032x", 0xc0ffee00+i), 1)
+	}
+	if got := Read(os.Getuid()); len(got) != maxRecords {
+		t.Errorf("read %d records, want at most %d", len(got), maxRecords)
 	}
 }

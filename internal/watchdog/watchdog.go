@@ -287,12 +287,12 @@ func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup
 // endRuns is endRun for several runs at once, the children of a host
 // program: a process is ended when it carries any one of entries.
 func endRuns(entries []string, grace time.Duration, recorded []proc.Member, groups []*cgroup.Group) bool {
-	fs := proc.Host()
+	fs, uid := proc.Host(), os.Getuid()
 	return proc.Escalation{
 		Grace: grace,
 		List: func() ([]proc.Member, bool) {
 			ms, executing := fs.ScanAny(entries)
-			ms = append(ms, fs.AliveWithSubtrees(recorded)...)
+			ms = append(fs.Owned(ms, uid), fs.AliveWithSubtrees(recorded)...)
 			for _, g := range groups {
 				ms = append(ms, g.Members()...)
 			}
