@@ -72,6 +72,7 @@ func runReclaim(c *cli.Context) error {
 	if err != nil {
 		return failf("tether reclaim: %v", err)
 	}
+	hint(sum)
 	rep := reclaimReport{DryRun: act.DryRun, Summary: sum}
 	if len(f.Ports) > 0 {
 		free := sum.PortsFree()
@@ -183,4 +184,29 @@ func outcomeText(r reclaim.Result) string {
 		}
 		return s + ": " + r.Why
 	}
+}
+
+// hint words each result's reason with the flag that would include it,
+// as the library's reasons name none, and the held ports' holders again.
+func hint(sum reclaim.Summary) {
+	for i := range sum.Results {
+		sum.Results[i].Why = withHint(sum.Results[i].Why, sum.Results[i].Reason)
+	}
+	sum.ExplainLeft()
+}
+
+// withHint is why, followed by the flag of reclaim's that would have
+// included a process left out for reason.
+func withHint(why string, reason reclaim.Reason) string {
+	switch reason {
+	case reclaim.OtherUser:
+		return why + "; --any-user to include"
+	case reclaim.OtherUserHolder:
+		return why + "; as root, --any-user to include"
+	case reclaim.ForeignHolder:
+		return why + "; --foreign to end it"
+	case reclaim.SupervisedRun:
+		return why + "; --all to include"
+	}
+	return why
 }

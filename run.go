@@ -56,11 +56,11 @@ func runRun(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("exec") {
-		return startError(spawn.Exec(cfg))
+		return startError(spawn.Exec(cfg), true)
 	}
 	status, err := spawn.Supervise(cfg)
 	if err != nil {
-		return startError(err)
+		return startError(err, false)
 	}
 	return cli.Exit("", status)
 }
@@ -89,6 +89,9 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		LeaveDir:      true,
 		DieBySignal:   true,
 		SoleReaper:    true,
+	}
+	cfg.OnDaemonEnded = func(pid int, comm string) {
+		fmt.Fprintf(c.App.ErrWriter, "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", sanitize(args[0]), pid, sanitize(comm))
 	}
 	if cfg.Name, err = nameFrom(c); err != nil {
 		return cfg, nil, err
@@ -152,9 +155,15 @@ func (f *containFlag) Set(v string) error {
 
 // startError gives a failure to start the command its exit status: 127
 // not found, 126 not executable, 125 tether's own failure.
-func startError(err error) error {
+func startError(err error, exec bool) error {
 	var se *spawn.StartError
-	if errors.As(err, &se) {
+	var ce *spawn.ContainError
+	switch {
+	case errors.As(err, &ce):
+		return cli.Exit(fmt.Sprintf("tether run: --contain=%s: nothing started: %s", ce.Mode, strings.Join(ce.Tried, "; ")), exitFailed)
+	case errors.Is(err, errors.ErrUnsupported) && exec:
+		return cli.Exit("tether run: --exec needs a parent-death signal, which this platform does not have; run without --exec, which covers the command with the watchdog", exitFailed)
+	case errors.As(err, &se):
 		return cli.Exit("tether run: "+se.Error(), se.Status)
 	}
 	return failf("tether run: %v", err)
@@ -206,15 +215,14 @@ func portError(err error) error {
 }
 
 // runHint is why run left a holder, with run's own flag that would end
-// it: reclaim's hints ("--all to include") are not run's.
+// it.
 func runHint(pr *reclaim.PortRefusal) string {
-	why, _, _ := strings.Cut(pr.Why, "; --")
-	why, _, _ = strings.Cut(why, "; as root, --any-user")
+	why := pr.Why
 	switch h := pr.Holder; {
 	case h.Verdict == probe.Supervised:
 		return why + "; --replace would end it through its tether"
 	case h.Verdict == probe.Foreign || h.Verdict == probe.Unverifiable:
-		if strings.HasPrefix(why, "another user's") {
+		if pr.Reason == reclaim.OtherUserHolder || pr.Reason == reclaim.RootOnly {
 			return why
 		}
 		return why + "; --foreign would end it"

@@ -64,40 +64,71 @@ func mine(p Process) bool {
 	return p.UID == nil || *p.UID == os.Getuid()
 }
 
+// Reason is the kind of reason a process was left out: what a caller
+// can act on (widen the filter, say), apart from the words of Why. The
+// empty Reason is none: the process matches, or is selected.
+type Reason string
+
+// The reasons a filter leaves a process out.
+const (
+	// NotTethered: no markers, container or record of a run (Why gives
+	// its verdict and the verdict's reason).
+	NotTethered Reason = "not-tethered"
+	// OtherRun: a run other than [Filter.RunID].
+	OtherRun Reason = "other-run"
+	// OtherUser: another user's; [Filter.AnyUser] would include it.
+	OtherUser Reason = "other-user"
+	// OtherUserHolder: another user's holder of a port that tether did
+	// not start; root with [Filter.AnyUser] may end it.
+	OtherUserHolder Reason = "other-user-holder"
+	// RootOnly: another user's holder of a port, which only root may end.
+	RootOnly Reason = "root-only"
+	// ForeignHolder: a holder of a port that tether did not start, or
+	// cannot tell it did; [Filter.Foreign] would end it.
+	ForeignHolder Reason = "foreign-holder"
+	// SupervisedRun: its supervisor lives; [Filter.All] would include it.
+	SupervisedRun Reason = "supervised"
+	// Protected: never signalled (PID 1, the caller or an ancestor of
+	// it, a kernel thread).
+	Protected Reason = "protected"
+)
+
 // matches reports whether p is one of the tethered processes f is about,
-// whatever its state: the rule a listing applies.
-func (f Filter) matches(p Process) (bool, string) {
+// whatever its state: the rule a listing applies. It returns the empty
+// Reason when it is, else the kind of reason and its words.
+func (f Filter) matches(p Process) (Reason, string) {
 	switch {
 	case !p.Tethered:
-		return false, string(p.Verdict) + ": " + p.Reason
+		return NotTethered, string(p.Verdict) + ": " + p.Reason
 	case f.RunID != "" && p.RunID != f.RunID:
-		return false, fmt.Sprintf("another run (%s)", p.RunID)
+		return OtherRun, fmt.Sprintf("another run (%s)", p.RunID)
 	case !f.AnyUser && !mine(p) && !(p.ofRun && os.Geteuid() == 0):
-		return false, fmt.Sprintf("another user's (uid %d); --any-user to include", *p.UID)
+		return OtherUser, fmt.Sprintf("another user's (uid %d)", *p.UID)
 	}
-	return true, ""
+	return "", ""
 }
 
-// selects reports whether f selects p for termination, and if not, why:
-// matches, not protected, and stranded unless All; or, with Foreign, a
-// holder of a port asked about that tether did not start.
-func (f Filter) selects(p Process) (bool, string) {
+// selects reports whether f selects p for termination (the empty
+// Reason), and if not, why: matches, not protected, and stranded unless
+// All; or, with Foreign, a holder of a port asked about that tether did
+// not start.
+func (f Filter) selects(p Process) (Reason, string) {
 	if p.Protected != "" {
-		return false, p.Protected
+		return Protected, p.Protected
 	}
 	if foreignHolder(p) {
 		if !f.Foreign {
-			return false, string(p.Verdict) + ": " + p.Reason + "; --foreign to end it"
+			return ForeignHolder, string(p.Verdict) + ": " + p.Reason
 		}
 		return f.ownHolder(p)
 	}
-	if ok, why := f.matches(p); !ok {
-		return false, why
+	if reason, why := f.matches(p); reason != "" {
+		return reason, why
 	}
 	if p.Verdict == probe.Supervised && !f.All {
-		return false, "supervised" + supervisorNote(p) + "; --all to include"
+		return SupervisedRun, "supervised" + supervisorNote(p)
 	}
-	return true, ""
+	return "", ""
 }
 
 // foreignHolder reports whether p is a holder of a port asked about that
@@ -109,16 +140,16 @@ func foreignHolder(p Process) bool {
 // ownHolder applies the rule of whose processes to a foreign holder: the
 // caller's own; another user's only for root, with AnyUser, as the
 // kernel would refuse anyone else the signal.
-func (f Filter) ownHolder(p Process) (bool, string) {
+func (f Filter) ownHolder(p Process) (Reason, string) {
 	switch {
 	case mine(p):
-		return true, ""
+		return "", ""
 	case !f.AnyUser:
-		return false, fmt.Sprintf("another user's (uid %d); as root, --any-user to include", *p.UID)
+		return OtherUserHolder, fmt.Sprintf("another user's (uid %d)", *p.UID)
 	case os.Geteuid() != 0:
-		return false, fmt.Sprintf("another user's (uid %d): only root may end it", *p.UID)
+		return RootOnly, fmt.Sprintf("another user's (uid %d): only root may end it", *p.UID)
 	}
-	return true, ""
+	return "", ""
 }
 
 func supervisorNote(p Process) string {

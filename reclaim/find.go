@@ -80,7 +80,7 @@ func find(f Filter) (found, error) {
 			return found{}, err
 		}
 		p := Process{Report: r, Ports: held[pid], Protected: protected[pid], identity: id}
-		if ok, _ := f.matches(p); !ok && len(f.Ports) == 0 {
+		if reason, _ := f.matches(p); reason != "" && len(f.Ports) == 0 {
 			// Changed since the scan, another run or another user's: a
 			// port's holders are all reported, a scan's only its own.
 			continue

@@ -41,8 +41,8 @@ func TestForeignHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].PID != server.PID() || sum.Results[0].Outcome != reclaim.Skipped ||
-		!strings.Contains(sum.Results[0].Why, "--foreign") || len(sum.Ports) != 1 || len(sum.Ports[0].Left) != 1 {
-		t.Fatalf("without Foreign: %+v; want the server named, left, and the port held", sum)
+		sum.Results[0].Reason != reclaim.ForeignHolder || strings.Contains(sum.Results[0].Why, "--") || len(sum.Ports) != 1 || len(sum.Ports[0].Left) != 1 {
+		t.Fatalf("without Foreign: %+v; want the server named, left (a foreign holder, no flag named), and the port held", sum)
 	}
 	if !alive(server) {
 		t.Fatal("the server was signalled without Foreign")

@@ -129,8 +129,10 @@ type PortRefusal struct {
 	Port uint16 // the port that was not freed
 	// Holder is the process holding the port, when it can be seen.
 	Holder *Process
-	// Why is the holder's verdict or the reason it was not selected.
-	Why string
+	// Why is the holder's verdict or the reason it was not selected,
+	// and Reason its kind ([Result.Reason]).
+	Why    string
+	Reason Reason
 	// HiddenUIDs are the owners of sockets on the port whose process
 	// cannot be seen (another user's, when tether is not root).
 	HiddenUIDs []int

@@ -72,14 +72,16 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	if len(f.Ports) > 0 && !act.DryRun {
 		sum.Ports = after(unique(f.Ports), found.holders, results)
 	}
-	sum.explainLeft()
+	sum.ExplainLeft()
 	return sum, nil
 }
 
-// explainLeft names, for each port still held (or that a dry run would
-// leave held), each holder left and why: what a caller asked to free a
-// port needs to know to free it.
-func (s Summary) explainLeft() {
+// ExplainLeft names, for each port still held (or that a dry run would
+// leave held), each holder left and why (its [Result.Why]): what a caller
+// asked to free a port needs to know to free it. Reclaim calls it; a
+// caller that words the results' Why anew (with its own hints) calls it
+// again.
+func (s Summary) ExplainLeft() {
 	for i := range s.Ports {
 		st := &s.Ports[i]
 		st.Left = nil
@@ -120,7 +122,7 @@ func List(f Filter) ([]Process, error) {
 	}
 	out := found.procs[:0]
 	for _, p := range found.procs {
-		if ok, why := f.matches(p); !ok && len(f.Ports) == 0 {
+		if reason, why := f.matches(p); reason != "" && len(f.Ports) == 0 {
 			trace.Printf("ps: %d left out: %s", p.PID, why)
 			continue
 		}
@@ -186,7 +188,7 @@ func hiddenDescendants(listed []Process, f Filter) []Process {
 				continue
 			}
 			p := Process{Report: r}
-			if ok, _ := f.matches(p); !ok && !(r.Verdict == probe.Unverifiable && (f.AnyUser || mine(p))) {
+			if reason, _ := f.matches(p); reason != "" && !(r.Verdict == probe.Unverifiable && (f.AnyUser || mine(p))) {
 				continue // the matched ones of a container, or the unverifiable
 			}
 			trace.Printf("ps: %d below supervisor %d is %s: %s", m.PID, sup, r.Verdict, r.Reason)
@@ -225,7 +227,7 @@ func FreePorts(f Filter, act Action) error {
 		e := &PortRefusal{Port: st.Port, HiddenUIDs: st.Hidden, Signalled: signalled}
 		for _, pid := range st.Holders {
 			if r, ok := sum.result(pid); ok {
-				e.Holder, e.Why = &r.Process, r.Why
+				e.Holder, e.Why, e.Reason = &r.Process, r.Why, r.Reason
 				if r.Selected {
 					e.Result = &r
 				}

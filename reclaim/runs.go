@@ -27,7 +27,7 @@ func wholeRuns(procs []Process, f Filter, act Action) ([]Process, []string) {
 	runs := map[string][]string{}       // run id: its cgroups
 	owners := map[string]map[int]bool{} // run id: the uids of its selected processes
 	for _, p := range procs {
-		if ok, _ := f.selects(p); !ok || p.RunID == "" || p.UID == nil {
+		if reason, _ := f.selects(p); reason != "" || p.RunID == "" || p.UID == nil {
 			continue
 		}
 		if throughSupervisor(p, act) {

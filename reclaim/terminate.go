@@ -49,10 +49,14 @@ const (
 // Result is one process and what was done to it.
 type Result struct {
 	Process
-	Selected bool     `json:"selected"`          // the filter selected it for termination
-	Outcome  Outcome  `json:"outcome"`           // what became of it
-	Why      string   `json:"why,omitempty"`     // why it was skipped, changed, failed or survived
-	Signals  []string `json:"signals,omitempty"` // the signals sent, in order: TERM, KILL
+	Selected bool    `json:"selected"`      // the filter selected it for termination
+	Outcome  Outcome `json:"outcome"`       // what became of it
+	Why      string  `json:"why,omitempty"` // why it was skipped, changed, failed or survived
+	// Reason is the kind of reason a Skipped (or Changed, no longer
+	// selected) process was left out; "" for another outcome. Why says it
+	// in words, and names no flag: a caller renders what would include it.
+	Reason  Reason   `json:"-"`
+	Signals []string `json:"signals,omitempty"` // the signals sent, in order: TERM, KILL
 }
 
 // ended reports whether the process is gone, by tether's hand or its own.
@@ -65,8 +69,9 @@ func terminateAll(procs []Process, f Filter, act Action) []Result {
 	results := make([]Result, len(procs))
 	var set []*target
 	for i, p := range procs {
-		ok, why := f.selects(p)
-		results[i] = Result{Process: p, Selected: ok, Outcome: Skipped, Why: why}
+		reason, why := f.selects(p)
+		ok := reason == ""
+		results[i] = Result{Process: p, Selected: ok, Outcome: Skipped, Why: why, Reason: reason}
 		switch {
 		case !ok:
 			trace.Printf("reclaim: %d skipped: %s", p.PID, why)
@@ -114,9 +119,9 @@ func open(r *Result, f Filter, act Action) *target {
 		r.Outcome, r.Why = Changed, fmt.Sprintf("PID %d now belongs to another process (pidfs inode %d, was %d)", r.PID, id, r.identity)
 		return nil
 	}
-	if outcome, why := recheck(r.Process, f); outcome != "" {
+	if outcome, reason, why := recheck(r.Process, f); outcome != "" {
 		h.Close()
-		r.Outcome, r.Why = outcome, why
+		r.Outcome, r.Reason, r.Why = outcome, reason, why
 		trace.Printf("reclaim: %d not signalled: %s %s", r.PID, outcome, why)
 		return nil
 	}
@@ -372,26 +377,27 @@ func outcomeOf(t *target, ended bool) (Outcome, string) {
 // recheck is the check made through an open handle right before the
 // signal: the same process (start time), still tethered under the same
 // name and run, still selected. It returns "" when the process may be
-// signalled, else the outcome to report (AlreadyGone or Changed) and why.
-func recheck(p Process, f Filter) (Outcome, string) {
+// signalled, else the outcome to report (AlreadyGone or Changed), the
+// kind of reason when it is no longer selected, and why.
+func recheck(p Process, f Filter) (Outcome, Reason, string) {
 	r, err := probe.Check(p.PID, f.query())
 	switch {
 	case err != nil:
-		return Changed, err.Error()
+		return Changed, "", err.Error()
 	case r.Verdict == probe.Gone || r.Verdict == probe.Zombie:
-		return AlreadyGone, ""
+		return AlreadyGone, "", ""
 	case r.StartTime != p.StartTime:
-		return Changed, fmt.Sprintf("PID %d now belongs to another process (start time %d, was %d)", p.PID, r.StartTime, p.StartTime)
+		return Changed, "", fmt.Sprintf("PID %d now belongs to another process (start time %d, was %d)", p.PID, r.StartTime, p.StartTime)
 	}
 	again := Process{Report: r, Ports: p.Ports, Protected: p.Protected, ofRun: p.ofRun}
-	if ok, why := f.selects(again); !ok {
-		return Changed, "no longer selected: " + why
+	if reason, why := f.selects(again); reason != "" {
+		return Changed, reason, "no longer selected: " + why
 	}
 	if foreignHolder(again) && !holdsSocket(p) {
 		// Known by the socket alone: without it, it is no holder.
-		return Changed, fmt.Sprintf("PID %d no longer holds the socket of port %d", p.PID, p.Ports[0].Port)
+		return Changed, "", fmt.Sprintf("PID %d no longer holds the socket of port %d", p.PID, p.Ports[0].Port)
 	}
-	return "", ""
+	return "", "", ""
 }
 
 // holdsSocket reports whether p's descriptor table still holds one of

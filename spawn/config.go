@@ -57,8 +57,14 @@ type Config struct {
 	// tree, and the exit status is that of the last member reaped. A
 	// command that exits non-zero ends the run at once, as without it.
 	// Without Forking, a daemon left by a command that exited 0 is ended
-	// with the rest of the tree, and a line on stderr says so.
+	// with the rest of the tree, and OnDaemonEnded is told.
 	Forking bool
+	// OnDaemonEnded, when set, is told of a daemon (a process in a
+	// session of its own, pid and comm) that a command which exited 0
+	// left behind, as it is about to be ended with the rest of the tree
+	// (without Forking): what a caller may want to tell its user. The
+	// library itself writes nothing.
+	OnDaemonEnded func(pid int, comm string)
 	// Reexec says that this program's main calls [Init] first, so that
 	// Supervise may start it again (selfPath) as its watchdog, which ends
 	// the whole tree should the supervisor be killed with SIGKILL (no

@@ -12,7 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/exitcode"
-	"github.com/tetherproc/tether/internal/printable"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
@@ -103,7 +102,10 @@ func (r *run) namedDaemon(tree []proc.Member) {
 				continue
 			}
 			if st.Session == m.PID {
-				fmt.Fprintf(or(r.cfg.Stderr, os.Stderr), "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", printable.String(r.cfg.Args[0]), m.PID, printable.String(st.Comm))
+				trace.Printf("command exited 0 and left %d (%s), a daemon in a session of its own: ending it", m.PID, st.Comm)
+				if r.cfg.OnDaemonEnded != nil {
+					r.cfg.OnDaemonEnded(m.PID, st.Comm)
+				}
 				return
 			}
 			adopted = adopted || st.PPID == os.Getpid()
@@ -123,7 +125,7 @@ func (r *run) superviseDaemons() {
 	var kill <-chan time.Time
 	tick := time.NewTicker(recordEvery)
 	defer tick.Stop()
-	trace.Printf("command exited 0: --forking: its tree is supervised until it is gone")
+	trace.Printf("command exited 0: forking: its tree is supervised until it is gone")
 	// The status is the last one reaped from now on: an orphan reaped
 	// while the command ran is not the daemons'.
 	r.orphaned = false

@@ -4,6 +4,7 @@ package spawn
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"syscall"
@@ -233,7 +234,7 @@ func (r *run) contain(path string, _ *syscall.ProcAttr) (string, []string, error
 // Exec refuses: there is no parent-death signal to arm before the exec,
 // and no process left to watch the command after it.
 func Exec(Config) error {
-	return &StartError{Status: 125, Err: errors.New("--exec needs a parent-death signal, which this platform does not have; run without --exec, which covers the command with the watchdog")}
+	return &StartError{Status: 125, Err: fmt.Errorf("exec in place needs a parent-death signal, which this platform does not have (Supervise covers the command with the watchdog): %w", errors.ErrUnsupported)}
 }
 
 // adoptsOrphans: with no subreaper, orphans go to init.

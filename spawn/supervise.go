@@ -25,20 +25,20 @@ import (
 	"github.com/tetherproc/tether/probe"
 )
 
-// containError is a containment that could not be had: each mode tried,
-// and why it failed.
-type containError struct {
+// ContainError is a containment that could not be had (a
+// [StartError]'s Err): each mode tried, and why it failed.
+type ContainError struct {
 	Mode  Containment
 	Tried []string // "cgroup: ...", "pidns: ..."
 }
 
-func (e *containError) Error() string {
-	return fmt.Sprintf("--contain=%s: nothing started: %s", e.Mode, strings.Join(e.Tried, "; "))
+func (e *ContainError) Error() string {
+	return fmt.Sprintf("containment %s: nothing started: %s", e.Mode, strings.Join(e.Tried, "; "))
 }
 
 // containFailed is the error of a containment that could not be had.
 func containFailed(mode Containment, tried []string) error {
-	return &StartError{Status: 125, Err: &containError{Mode: mode, Tried: tried}}
+	return &StartError{Status: 125, Err: &ContainError{Mode: mode, Tried: tried}}
 }
 
 // selfPath is this program, to start again as a helper: on Linux
