@@ -26,6 +26,9 @@ type Process struct {
 	// ofRun says it was found as a member of a run selected whole: as
 	// root, it is ended with its run whoever's it is (nginx's workers).
 	ofRun bool
+	// through says it is to be ended through its supervisor, decided
+	// once (wholeRuns) for the widening of its run and its signal alike.
+	through bool
 }
 
 // found is one pass of finding: the processes, freshly checked, and with

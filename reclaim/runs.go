@@ -26,11 +26,11 @@ import (
 func wholeRuns(procs []Process, f Filter, act Action) ([]Process, []string) {
 	runs := map[string][]string{}       // run id: its cgroups
 	owners := map[string]map[int]bool{} // run id: the uids of its selected processes
-	for _, p := range procs {
+	for i, p := range procs {
 		if reason, _ := f.selects(p); reason != "" || p.RunID == "" || p.UID == nil {
 			continue
 		}
-		if throughSupervisor(p, act) {
+		if procs[i].through = throughSupervisor(p, act); procs[i].through {
 			continue
 		}
 		runs[p.RunID] = append(runs[p.RunID], p.Container, runGroupOf(p.PID, p.RunID))

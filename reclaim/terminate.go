@@ -126,7 +126,7 @@ func open(r *Result, f Filter, act Action) *target {
 		return nil
 	}
 	t := &target{r: r, h: h}
-	if act.ViaSupervisor && r.Verdict == probe.Supervised {
+	if r.through {
 		t.via, t.viaPID = openSupervisor(r.Process)
 	}
 	return t
@@ -134,8 +134,9 @@ func open(r *Result, f Filter, act Action) *target {
 
 // openSupervisor holds the supervisor of p, the process its markers name,
 // when it is still that process (its start time, read again once the
-// handle is open) and may be ended in p's place (throughSupervisor);
-// nil otherwise, and p is then signalled itself.
+// handle is open) and may still be ended in p's place (throughSupervisor
+// said so before its run was left unwidened); nil otherwise, and p is
+// then signalled itself.
 func openSupervisor(p Process) (*proc.Handle, int) {
 	pid, ok := supervisorPID(p)
 	if !ok {

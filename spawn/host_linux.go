@@ -282,10 +282,10 @@ func (h *Host) list() (over []*Child) {
 		entries[i] = probe.RunIDVar + "=" + c.cfg.RunID
 	}
 	left, executing := proc.Host().ScanAny(entries)
-	if len(executing) > 0 {
+	if len(proc.Host().OwnedPIDs(executing, os.Getuid())) > 0 {
 		return nil
 	}
-	left = proc.Host().Owned(left, os.Getuid())
+
 	for _, c := range empty {
 		if !slices.ContainsFunc(left, c.carries) && len(c.group.Members()) == 0 {
 			c.stopping = true
@@ -474,7 +474,7 @@ func (c *Child) end(ctx context.Context) error {
 		Hurry: ctx.Done(),
 		List: func() ([]proc.Member, bool) {
 			ms, executing := fs.Scan(entry)
-			ms = fs.Owned(ms, os.Getuid())
+			executing = fs.OwnedPIDs(executing, os.Getuid())
 			tree, held := c.tree(recorded)
 			if !held {
 				c.goneGroup()

@@ -167,7 +167,6 @@ func (r *run) strays() []proc.Member {
 	var ms []proc.Member
 	if r.tick.scan {
 		ms, _ = proc.Host().Scan([]string{probe.RunIDVar + "=" + r.cfg.RunID})
-		ms = proc.Host().Owned(ms, os.Getuid())
 	} else {
 		ms = r.carriers(snap)
 	}
@@ -190,15 +189,13 @@ func (r *run) strays() []proc.Member {
 func (r *run) carriers(snap *proc.Snapshot) []proc.Member {
 	fs := proc.Host()
 	entry := probe.RunIDVar + "=" + r.cfg.RunID
-	// Another uid's process is the run's only in its tree or on its list:
-	// a run id is anyone's to copy (proc.FS.Owned).
-	self, uid := os.Getpid(), os.Getuid()
+	self, uid, root := os.Getpid(), os.Getuid(), os.Geteuid() == 0
 	was := r.tick.carries
 	now := make(map[proc.Member]bool, len(was))
 	var out []proc.Member
 	snap.Each(func(p proc.Process) {
 		m := proc.Member{PID: p.PID, StartTime: p.StartTime}
-		if p.PID == self || p.Zombie || r.tick.tree[m] || p.UID != uid {
+		if p.PID == self || p.Zombie || r.tick.tree[m] || !root && p.UID >= 0 && p.UID != uid {
 			return
 		}
 		ours, known := was[m]

@@ -2,6 +2,7 @@ package printable
 
 import (
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -51,7 +52,7 @@ func unsafe(r rune, n int) bool {
 		return true // C0, DEL
 	case r >= 0x80 && r <= 0x9f:
 		return true // C1: 0x9b is CSI on its own
-	case r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+	case unicode.Is(unicode.Bidi_Control, r):
 		return true // marks, embeddings, overrides, isolates: they reorder what is shown
 	}
 	return false

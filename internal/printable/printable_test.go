@@ -21,6 +21,7 @@ func TestString(t *testing.T) {
 		{"cut\xe2\x82", `cut\xe2\x82`},
 		{"rtl\u202eexe.txt", `rtl\u202eexe.txt`},
 		{"isolate\u2066x\u2069", `isolate\u2066x\u2069`},
+		{"arabic mark\u061c", `arabic mark\u061c`},
 		{"", ""},
 	}
 	for _, tt := range tests {

@@ -185,7 +185,14 @@ func (fs FS) Living(ms []Member) []Member {
 	}
 	pids, err := fs.PIDs()
 	if err != nil {
-		return nil
+		// No listing: each read on its own, never all taken for gone.
+		var out []Member
+		for _, m := range Unique(ms) {
+			if fs.Alive(m) {
+				out = append(out, m)
+			}
+		}
+		return out
 	}
 	live := make(map[int]bool, len(pids))
 	for _, pid := range pids {
@@ -212,16 +219,15 @@ func (fs FS) Living(ms []Member) []Member {
 	return out
 }
 
-// Owned lists those of ms whose real uid is uid. A run id in an
-// environment is anyone's to copy: a process found by it alone is one of
-// the run's only when it is the run owner's, since every process a run
-// starts as another user (a server's workers) is in its tree, its
-// written-down list or its cgroup, which are found otherwise.
-func (fs FS) Owned(ms []Member, uid int) []Member {
-	out := ms[:0:0]
-	for _, m := range ms {
-		if st, err := fs.Status(m.PID); err == nil && st.UID == uid {
-			out = append(out, m)
+// OwnedPIDs lists those of pids whose real uid is uid: of the processes
+// a scan found mid-execve, the ones a cleanup may wait for. Anyone can
+// make a process that reads as mid-execve, and a stream of young ones
+// would keep another user's cleanup from ever settling.
+func (fs FS) OwnedPIDs(pids []int, uid int) []int {
+	var out []int
+	for _, pid := range pids {
+		if st, err := fs.Status(pid); err == nil && st.UID == uid {
+			out = append(out, pid)
 		}
 	}
 	return out

@@ -54,6 +54,12 @@ func stamp(fd int) (dirKey, bool) {
 	}
 	k := dirKey{dev: uint64(st.Dev), ino: uint64(st.Ino), mtime: st.Mtim}
 	changed := time.Unix(st.Mtim.Unix())
+	if st.Mtim.Nsec == 0 {
+		// Most likely a file system that keeps whole seconds (ext3,
+		// HFS+, some NFS): a change within the same second as the read
+		// would leave the time as it was.
+		return k, now.Sub(changed) >= 2*time.Second
+	}
 	return k, now.Sub(changed) >= settle
 }
 

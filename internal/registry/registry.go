@@ -167,11 +167,13 @@ func ReadAll() []Record {
 	return out
 }
 
-// The bounds on what a reader takes from one user's directory: anyone
-// can fill their own with records, and root's reclaim --any-user reads
-// every user's. Past a bound the rest is skipped, with one traced line;
-// the smallest records are read first, so that a user's ordinary runs
-// (a few kilobytes each) are read before any giant.
+// The bounds on what a reader takes from another user's directory:
+// anyone can fill their own with records, and root's reclaim --any-user
+// reads every user's (and probe reads root's beside a user's own). Past a
+// bound the rest is skipped, with one traced line; the smallest records
+// are read first, so that a user's ordinary runs (a few kilobytes each)
+// are read before any giant. The caller's own directory, which only the
+// caller writes, is read whole.
 const (
 	maxNames   = 8192    // directory entries looked at
 	maxRecords = 512     // records read
@@ -195,8 +197,13 @@ func readDir(dir string, uid int) []Record {
 	if recs, ok := cached(dir, uid, key); ok {
 		return recs
 	}
-	names, _ := d.Readdirnames(maxNames)
-	if len(names) == maxNames {
+	bounded := uid != os.Getuid()
+	n := -1
+	if bounded {
+		n = maxNames
+	}
+	names, _ := d.Readdirnames(n)
+	if len(names) == maxNames && bounded {
 		trace.Printf("run records: %s: only the first %d entries looked at", dir, maxNames)
 	}
 	type entry struct {
@@ -219,7 +226,7 @@ func readDir(dir string, uid int) []Record {
 	var out []Record
 	var read int64
 	for i, e := range es {
-		if i == maxRecords || read+min(e.size, maxRecord) > maxBytes {
+		if bounded && (i == maxRecords || read+min(e.size, maxRecord) > maxBytes) {
 			trace.Printf("run records: %s: %d of %d read (at most %d, %d bytes); the rest skipped", dir, i, len(es), maxRecords, maxBytes)
 			break
 		}
@@ -264,7 +271,7 @@ func readRecord(dirfd int, dir, name string, uid int) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("run record %s: %w", path, err)
 	}
-	if len(r.Members) > maxMembers {
+	if len(r.Members) > maxMembers && uid != os.Getuid() {
 		trace.Printf("run record %s: %d members; the first %d taken", path, len(r.Members), maxMembers)
 		r.Members = r.Members[:maxMembers]
 	}

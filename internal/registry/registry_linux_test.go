@@ -198,30 +198,45 @@ func TestReadSeesEveryWrite(t *testing.T) {
 
 // Another user may fill their directory with records: a reader takes at
 // most maxRecords of them and maxBytes in all, the smallest first, and
-// at most maxMembers of a record's members.
+// at most maxMembers of a record's members. The caller's own directory,
+// which only the caller writes, is read whole.
 func TestReadBounded(t *testing.T) {
-	dir := useDir(t)
+	if os.Getuid() != 0 {
+		t.Skip("needs root: records of another user")
+	}
+	const other = 65534
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	t.Setenv("TMPDIR", base)
+	dir := filepath.Join(base, fmt.Sprintf("tether-%d", other))
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	write := func(id string, members int) {
+	write := func(dir, id string, members, uid int) {
 		ms := make([]string, members)
 		for i := range ms {
 			ms[i] = fmt.Sprintf("%d:%d", 100000+i, 1234567)
 		}
 		data, _ := json.Marshal(map[string]any{"run_id": id, "supervisor": "1:1", "command": []string{"x"}, "stamp": []string{"TETHER=1"}, "members": ms})
-		if err := os.WriteFile(filepath.Join(dir, id+".json"), data, 0o600); err != nil {
+		path := filepath.Join(dir, id+".json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(path, uid, uid); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := 0; i < 8; i++ {
-		write(fmt.Sprintf("%032x", 0xb16+i), 50000) // about 0.8 MB each
+		write(dir, fmt.Sprintf("%032x", 0xb16+i), 50000, other) // about 0.8 MB each
 	}
 	for i := 0; i < 20; i++ {
-		write(fmt.Sprintf("%032x", 0x5a11+i), 3)
+		write(dir, fmt.Sprintf("%032x", 0x5a11+i), 3, other)
 	}
-	write(strings.Repeat("f", 32), maxMembers+10)
-	got := Read(os.Getuid())
+	write(dir, strings.Repeat("f", 32), maxMembers+10, other)
+	if err := os.Chown(dir, other, other); err != nil {
+		t.Fatal(err)
+	}
+	got := Read(other)
 	small, big := 0, 0
 	for _, r := range got {
 		switch {
@@ -237,9 +252,22 @@ func TestReadBounded(t *testing.T) {
 		t.Errorf("read %d small records and %d big ones; want all 20 small ones, and not every big one within %d bytes", small, big, maxBytes)
 	}
 	for i := 0; i < maxRecords; i++ {
-		write(fmt.Sprintf("%032x", 0xc0ffee00+i), 1)
+		write(dir, fmt.Sprintf("%032x", 0xc0ffee00+i), 1, other)
 	}
-	if got := Read(os.Getuid()); len(got) != maxRecords {
+	if got := Read(other); len(got) != maxRecords {
 		t.Errorf("read %d records, want at most %d", len(got), maxRecords)
+	}
+
+	own := useDir(t)
+	if err := os.Mkdir(own, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < maxRecords+5; i++ {
+		write(own, fmt.Sprintf("%032x", 0xd00d00+i), 1, os.Getuid())
+	}
+	write(own, strings.Repeat("e", 32), maxMembers+10, os.Getuid())
+	got = Read(os.Getuid())
+	if len(got) != maxRecords+6 {
+		t.Errorf("read %d of the caller's own %d records, want every one", len(got), maxRecords+6)
 	}
 }

@@ -292,11 +292,13 @@ func endRuns(entries []string, grace time.Duration, recorded []proc.Member, grou
 		Grace: grace,
 		List: func() ([]proc.Member, bool) {
 			ms, executing := fs.ScanAny(entries)
-			ms = append(fs.Owned(ms, uid), fs.AliveWithSubtrees(recorded)...)
+			ms = append(ms, fs.AliveWithSubtrees(recorded)...)
 			for _, g := range groups {
 				ms = append(ms, g.Members()...)
 			}
-			return proc.Unique(ms), len(executing) > 0
+			// Another user's process caught mid-execve holds up no
+			// round: anyone can make one that looks so for good.
+			return proc.Unique(ms), len(fs.OwnedPIDs(executing, uid)) > 0
 		},
 		Send: fs.Signal,
 		KillAll: func() {
