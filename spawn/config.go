@@ -2,7 +2,9 @@ package spawn
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -114,6 +116,17 @@ const (
 	ContainCgroup       Containment = "cgroup"
 	ContainPIDNamespace Containment = "pidns"
 )
+
+// ContainError is a containment that could not be had (a
+// [StartError]'s Err): each mode tried, and why it failed.
+type ContainError struct {
+	Mode  Containment
+	Tried []string // "cgroup: ...", "pidns: ..."
+}
+
+func (e *ContainError) Error() string {
+	return fmt.Sprintf("containment %s: nothing started: %s", e.Mode, strings.Join(e.Tried, "; "))
+}
 
 // StartError is a failure to start the command, with the exit status a
 // shell would give it: 127 not found, 126 not executable, 125 otherwise.

@@ -231,7 +231,7 @@ func (r *run) contain(path string, _ *syscall.ProcAttr) (string, []string, error
 // Exec refuses: there is no parent-death signal to arm before the exec,
 // and no process left to watch the command after it.
 func Exec(Config) error {
-	return &StartError{Status: 125, Err: fmt.Errorf("exec in place needs a parent-death signal, which this platform does not have (Supervise covers the command with the watchdog): %w", errors.ErrUnsupported)}
+	return &StartError{Status: 125, Err: fmt.Errorf("exec in place needs a parent-death signal, which this platform does not have (Supervise covers the command with the watchdog): %w", ErrUnsupported)}
 }
 
 // adoptsOrphans: with no subreaper, orphans go to init.

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,17 +23,6 @@ import (
 	"github.com/tetherproc/tether/internal/watchdog"
 	"github.com/tetherproc/tether/probe"
 )
-
-// ContainError is a containment that could not be had (a
-// [StartError]'s Err): each mode tried, and why it failed.
-type ContainError struct {
-	Mode  Containment
-	Tried []string // "cgroup: ...", "pidns: ..."
-}
-
-func (e *ContainError) Error() string {
-	return fmt.Sprintf("containment %s: nothing started: %s", e.Mode, strings.Join(e.Tried, "; "))
-}
 
 // containFailed is the error of a containment that could not be had.
 func containFailed(mode Containment, tried []string) error {
