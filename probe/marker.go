@@ -6,25 +6,27 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tetherproc/tether/internal/marker"
 )
 
 // The variables of the marker protocol, v1. Every process tether starts
 // carries all four, and every process it starts in turn inherits them.
 const (
 	// DefaultMarkerVar holds "1" in every tethered process.
-	DefaultMarkerVar = "TETHER"
+	DefaultMarkerVar = marker.Var
 	// DefaultNameVar holds the name given to the run.
-	DefaultNameVar = "TETHER_NAME"
+	DefaultNameVar = marker.NameVar
 	// SupervisorVar holds "PID:START" of the process whose death strands
 	// the tethered one; see [Supervisor].
-	SupervisorVar = "TETHER_SUPERVISOR"
+	SupervisorVar = marker.SupervisorVar
 	// RunIDVar holds the 32-hex-digit id of the run; see [NewRunID].
-	RunIDVar = "TETHER_RUN_ID"
+	RunIDVar = marker.RunIDVar
 	// PIDNamespaceVar holds the inode number of the PID namespace in
 	// which the PID of SupervisorVar is to be read (as in
 	// /proc/PID/ns/pid, "pid:[N]"). It is optional: without it the
 	// supervisor's PID is read in the tethered process's own namespace.
-	PIDNamespaceVar = "TETHER_PIDNS"
+	PIDNamespaceVar = marker.PIDNamespaceVar
 )
 
 // markerValue is the only value of the marker variable that counts.

@@ -3,7 +3,8 @@ package probe
 import (
 	"fmt"
 	"strconv"
-	"strings"
+
+	"github.com/tetherproc/tether/internal/marker"
 )
 
 // Supervisor is the value of [SupervisorVar]: the process whose death
@@ -24,17 +25,9 @@ func (s Supervisor) String() string {
 
 // parseSupervisor parses "PID:START".
 func parseSupervisor(v string) (Supervisor, error) {
-	p, st, ok := strings.Cut(v, ":")
-	if !ok {
-		return Supervisor{}, fmt.Errorf("invalid supervisor %q: want PID:START", v)
-	}
-	pid, err := strconv.Atoi(p)
-	if err != nil || pid <= 0 {
-		return Supervisor{}, fmt.Errorf("invalid supervisor %q: bad PID %q", v, p)
-	}
-	start, err := strconv.ParseUint(st, 10, 64)
+	id, err := marker.ParseID(v)
 	if err != nil {
-		return Supervisor{}, fmt.Errorf("invalid supervisor %q: bad start time %q", v, st)
+		return Supervisor{}, fmt.Errorf("invalid supervisor %w", err)
 	}
-	return Supervisor{PID: pid, StartTime: start}, nil
+	return Supervisor(id), nil
 }

@@ -79,7 +79,7 @@ func groupDir(h cgroup.Hierarchy, c string) string {
 	if dir == "" {
 		return ""
 	}
-	if id, ok := strings.CutPrefix(filepath.Base(dir), "tether-"); !ok || !cgroup.IsRunID(id) {
+	if _, _, ok := cgroup.RunOf("/" + filepath.Base(dir)); !ok {
 		return ""
 	}
 	return dir

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
@@ -35,12 +36,9 @@ func ownStops() stops {
 	if !ok {
 		return s
 	}
-	pid, start, ok := strings.Cut(v, ":")
-	if !ok {
-		return s
+	if id, err := marker.ParseID(v); err == nil {
+		s.supervisor.PID, s.supervisor.StartTime = id.PID, id.StartTime
 	}
-	s.supervisor.PID, _ = strconv.Atoi(pid)
-	s.supervisor.StartTime, _ = strconv.ParseUint(start, 10, 64)
 	return s
 }
 

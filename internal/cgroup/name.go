@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"github.com/tetherproc/tether/internal/marker"
 )
 
 // prefix starts the name of every run's group: "tether-" and the run's
@@ -35,26 +37,11 @@ func RunOf(path string) (token, group string, ok bool) {
 		if i < 0 {
 			return "", "", false
 		}
-		if id, ok := strings.CutPrefix(rest[i+1:], prefix); ok && IsRunID(id) {
+		// A token reads as a run id does: 32 lowercase hex digits.
+		if id, ok := strings.CutPrefix(rest[i+1:], prefix); ok && marker.IsRunID(id) {
 			return id, rest, true
 		}
 		rest = rest[:i]
 	}
 	return "", "", false
-}
-
-// IsRunID reports whether id reads as a run id, as a watchdog's list and
-// a run record's file name hold one, and as a group's token does: 32
-// lowercase hex digits (probe's Stamp.Validate, which the packages below
-// probe cannot call).
-func IsRunID(id string) bool {
-	if len(id) != 32 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

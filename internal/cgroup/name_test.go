@@ -3,6 +3,8 @@ package cgroup
 import (
 	"strings"
 	"testing"
+
+	"github.com/tetherproc/tether/internal/marker"
 )
 
 func TestRunOf(t *testing.T) {
@@ -28,7 +30,7 @@ func TestRunOf(t *testing.T) {
 		}
 	}
 	// The name holds the run's token, never the run id.
-	if n := Name(id); n != "tether-"+Token(id) || strings.Contains(n, id) || !IsRunID(Token(id)) {
+	if n := Name(id); n != "tether-"+Token(id) || strings.Contains(n, id) || !marker.IsRunID(Token(id)) {
 		t.Errorf("Name(%q) = %q, want tether- and a token of 32 hex digits", id, n)
 	}
 	if Token(id) == Token("fedcba9876543210fedcba9876543210") {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 )
 
@@ -37,16 +38,12 @@ type Record struct {
 	Owner int `json:"-"`
 }
 
-// ID is a process by PID and start time, written "PID:START".
-type ID proc.Member
+// ID is a process by PID and start time, written "PID:START"
+// (marker.ID), as text in a record.
+type ID marker.ID
 
 // String formats id as "PID:START"; "" for the zero ID.
-func (id ID) String() string {
-	if id.PID == 0 {
-		return ""
-	}
-	return strconv.Itoa(id.PID) + ":" + strconv.FormatUint(id.StartTime, 10)
-}
+func (id ID) String() string { return marker.ID(id).String() }
 
 // MarshalText writes id as "PID:START".
 func (id ID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
@@ -57,13 +54,11 @@ func (id *ID) UnmarshalText(b []byte) error {
 		*id = ID{}
 		return nil
 	}
-	pid, start, ok := strings.Cut(string(b), ":")
-	p, err1 := strconv.Atoi(pid)
-	s, err2 := strconv.ParseUint(start, 10, 64)
-	if !ok || err1 != nil || err2 != nil || p <= 0 {
-		return fmt.Errorf("bad process %q: want PID:START", b)
+	m, err := marker.ParseID(string(b))
+	if err != nil {
+		return fmt.Errorf("bad process %w", err)
 	}
-	*id = ID{PID: p, StartTime: s}
+	*id = ID(m)
 	return nil
 }
 
@@ -81,10 +76,8 @@ func (r Record) Has(m proc.Member) bool {
 // its owner's, or any, for root's records (only root can write them).
 func (r Record) Honours(uid int) bool { return r.Owner == 0 || r.Owner == uid }
 
-// pidnsVar is the stamp's entry of the supervisor's PID namespace
-// (probe.PIDNamespaceVar, which this package, below probe, does not
-// import).
-const pidnsVar = "TETHER_PIDNS="
+// pidnsVar starts the stamp's entry of the supervisor's PID namespace.
+const pidnsVar = marker.PIDNamespaceVar + "="
 
 // InNamespace reports whether the record's PIDs are to be read in PID
 // namespace ns, the one the reader's /proc shows: a record written in

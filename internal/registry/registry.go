@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -316,9 +316,9 @@ func parse(data []byte) (Record, error) {
 	return r, nil
 }
 
-// validRunID is the protocol's run id (cgroup.IsRunID, the one copy of
-// the rule below probe), also a safe file name.
-func validRunID(id string) bool { return cgroup.IsRunID(id) }
+// validRunID is the protocol's run id (marker.IsRunID), also a safe file
+// name.
+func validRunID(id string) bool { return marker.IsRunID(id) }
 
 // fileName is the record of run runID.
 func fileName(runID string) string { return runID + ".json" }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
@@ -65,7 +66,7 @@ func applyHost(runs map[string]*hostRun, line string) bool {
 	}
 	word, rest, _ := strings.Cut(line, " ")
 	id, value, _ := strings.Cut(rest, " ")
-	if !cgroup.IsRunID(id) {
+	if !marker.IsRunID(id) {
 		return false
 	}
 	if word == "r" {

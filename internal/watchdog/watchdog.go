@@ -14,16 +14,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
-// runIDVar holds the run id in every process of a run: probe.RunIDVar,
-// the marker protocol's, which this package (below probe) does not
-// import; the tests that kill tether and look for its tree's end would
-// find a mismatch.
-const runIDVar = "TETHER_RUN_ID"
+// runIDVar holds the run id in every process of a run.
+const runIDVar = marker.RunIDVar
 
 // Watchdog is the supervisor's handle on its watchdog process: the write
 // end of its pipe and the file of the tree's list. Every method of a nil
@@ -228,14 +226,14 @@ func Main(args []string) int {
 	}
 	list := os.NewFile(5, "tether-members")
 	runID := decodeRunID(readList(list))
-	if len(args) > 0 && cgroup.IsRunID(args[0]) {
+	if len(args) > 0 && marker.IsRunID(args[0]) {
 		// A first stage of an earlier build (the binary replaced at its
 		// path on macOS) still names the run first.
 		runID, args = args[0], args[1:]
 	}
 	// Nothing but a run id is taken: whatever the scan matches is ended,
 	// and a broader entry (TETHER=1) would end every tethered process.
-	if len(args) < 1 || len(args) > 2 || !cgroup.IsRunID(runID) {
+	if len(args) < 1 || len(args) > 2 || !marker.IsRunID(runID) {
 		fmt.Fprintln(os.Stderr, "tether-watchdog: want GRACE_NS [CGROUP], and RUN_ID heading the list on fd 5")
 		return 125
 	}
