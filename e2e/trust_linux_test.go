@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -118,7 +119,7 @@ func startVictim(t *testing.T, cred *syscall.Credential, env []string, bin, name
 	proctest.Eventually(t, name+"'s command and record", func() bool {
 		for _, c := range fs.Children(v.tether.PID) {
 			env, err := fs.Environ(c)
-			if err != nil || !slicesContains(env, "TETHER_NAME="+name) {
+			if err != nil || !slices.Contains(env, "TETHER_NAME="+name) {
 				continue
 			}
 			for _, kv := range env {
@@ -138,15 +139,6 @@ func startVictim(t *testing.T, cred *syscall.Credential, env []string, bin, name
 		return err == nil
 	})
 	return v
-}
-
-func slicesContains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func envValue(env []string, key string) string {
@@ -345,7 +337,7 @@ func TestRunIDNotShown(t *testing.T) {
 		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o711 {
 			t.Errorf("the run's cgroup %s: %v, %v; want 0711", dir, fi.Mode(), err)
 		}
-		if stamp, err := cgroup.Stamp(dir); err != nil || !slicesContains(stamp, "TETHER_RUN_ID="+v.runID) {
+		if stamp, err := cgroup.Stamp(dir); err != nil || !slices.Contains(stamp, "TETHER_RUN_ID="+v.runID) {
 			t.Errorf("the run's cgroup stamp, read by its owner: %q, %v; want the run id", stamp, err)
 		}
 		cmd := exec.Command(bin)
