@@ -126,6 +126,11 @@ func NewHost(opts HostOptions) (*Host, error) {
 // machine allows it and starts the child uncontained elsewhere;
 // ContainPIDNamespace is refused (the namespace's init would stand
 // between the program and cmd, whose Wait would wait for the init).
+//
+// A cmd made by [exec.CommandContext] has its Cancel replaced: the
+// context's end stops the child's whole tree as [Child.Stop] does, TERM
+// then Grace then KILL, with cmd.WaitDelay (when set) as Stop's deadline;
+// cmd.Wait returns once it is done.
 func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
 	if cfg.Contain == ContainPIDNamespace {
 		return nil, errors.New("spawn: Host.Start: a PID namespace is not for a child of a host program (cmd.Wait would wait for its init): use ContainCgroup")
@@ -157,6 +162,19 @@ func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
 	c := &Child{Cmd: cmd, cfg: cfg, host: h}
 	if err := c.contain(); err != nil {
 		return nil, err
+	}
+	if cmd.Cancel != nil {
+		// Made by exec.CommandContext, whose own Cancel kills the child
+		// alone: its context's end stops the whole tree instead, within
+		// cmd.WaitDelay when one is set (past it, KILL to every member).
+		cmd.Cancel = func() error {
+			ctx, cancel := context.Background(), context.CancelFunc(func() {})
+			if cmd.WaitDelay > 0 {
+				ctx, cancel = context.WithTimeout(ctx, cmd.WaitDelay)
+			}
+			defer cancel()
+			return c.Stop(ctx)
+		}
 	}
 	// Told before the child exists: there is no moment at which it runs
 	// unwatched.

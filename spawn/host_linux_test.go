@@ -312,3 +312,59 @@ func TestHostStopContext(t *testing.T) {
 		t.Errorf("Wait: %v; want killed", err)
 	}
 }
+
+// A child made by exec.CommandContext is stopped whole when its context
+// ends: the grandchild that left its session and environment too, not
+// the child alone as os/exec's own Cancel would; cmd.WaitDelay is the
+// stop's deadline, past which every member gets KILL, whatever the
+// child's Grace.
+func TestHostCommandContext(t *testing.T) {
+	h := newHost(t, spawn.HostOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "setsid env -i sleep 60 >/dev/null & echo $!; sleep 60")
+	cmd.Env = append(os.Environ(), proctest.Env(t)...)
+	out, _ := cmd.StdoutPipe()
+	if _, err := h.Start(cmd, spawn.Config{Name: "withctx", Grace: 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	gc, err := strconv.Atoi(proctest.ReadLine(t, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := proc.Host().Stat(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := proc.Member{PID: gc, StartTime: st.StartTime}
+	time.Sleep(2 * 250 * time.Millisecond) // listed by the Host's ticks
+	cancel()
+	if err := cmd.Wait(); err == nil {
+		t.Error("Wait after the context's end: nil, want the command ended")
+	}
+	if alive(left) {
+		t.Errorf("the context ended, and the child's grandchild %d runs on", gc)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	cmd = exec.CommandContext(ctx, "/bin/sh", "-c", `trap '' TERM; echo ready; while :; do sleep 0.05; done`)
+	cmd.Env = append(os.Environ(), proctest.Env(t)...)
+	cmd.WaitDelay = 300 * time.Millisecond
+	out, _ = cmd.StdoutPipe()
+	if _, err := h.Start(cmd, spawn.Config{Name: "stubborn", Grace: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if line := proctest.ReadLine(t, out); line != "ready" {
+		t.Fatalf("child said %q", line)
+	}
+	start := time.Now()
+	cancel()
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("Wait: %v; want killed", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Wait took %v with a WaitDelay of 300ms and a Grace of a minute", took)
+	}
+}
