@@ -113,11 +113,12 @@ func runWait(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
-	ports, ready, gone, err := s.Wait()
+	res, err := s.Wait()
 	if err != nil {
 		return failf("tether wait: %v", err)
 	}
-	rep := waitReport{Ready: ready, PIDGone: gone, TimedOut: !ready && !gone, ElapsedMS: time.Since(start).Milliseconds(), Ports: ports}
+	ready, gone := res.Ready, res.PIDGone
+	rep := waitReport{Ready: ready, PIDGone: gone, TimedOut: !ready && !gone, ElapsedMS: time.Since(start).Milliseconds(), Ports: res.Ports}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else if ready {

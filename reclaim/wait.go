@@ -104,8 +104,18 @@ type Readiness struct {
 	HTTPError  string `json:"http_error,omitempty"`
 }
 
-// Wait checks until every port has a listener (ready), the process PID
-// is gone first (pidGone), or the timeout runs out (neither), and then
+// WaitResult is what a [WaitSpec.Wait] found.
+type WaitResult struct {
+	// Ports says who serves each port now.
+	Ports []Readiness
+	// Ready: every port has a listener (with Free, none has one).
+	Ready bool
+	// PIDGone: the process PID was gone first.
+	PIDGone bool
+}
+
+// Wait checks until every port has a listener (Ready), the process PID
+// is gone first (PIDGone), or the timeout runs out (neither), and then
 // says who serves each port now; with Free, until no port has one. Without
 // Owned a check is one read of the socket table and no walk of any
 // process's descriptors, so that a wait costs next to nothing however long
@@ -115,26 +125,28 @@ type Readiness struct {
 // given the same PID is not taken for it.
 //
 // A port counts as served by a socket whose holder is out of sight (a
-// process of another user, when the caller is not root), so ready can
+// process of another user, when the caller is not root), so Ready can
 // be true while that port's Readiness is not Ready. The error is for a
 // bad spec, a socket table that cannot be read, or a PID that cannot be
 // watched.
-func (s WaitSpec) Wait() (ports []Readiness, ready, pidGone bool, err error) {
+func (s WaitSpec) Wait() (WaitResult, error) {
 	if err := s.Validate(); err != nil {
-		return nil, false, false, err
+		return WaitResult{}, err
 	}
 	s.Ports = unique(s.Ports)
 	if s.HTTP != "" && s.Status == 0 {
 		s.Status = 500
 	}
 	st := waitState{ok: map[uint16]bool{}, tries: map[uint16]attempt{}}
-	if ready, pidGone, err = s.poll(&st); err != nil {
-		return nil, false, false, err
+	var r WaitResult
+	var err error
+	if r.Ready, r.PIDGone, err = s.poll(&st); err != nil {
+		return WaitResult{}, err
 	}
-	if ports, err = s.describe(&st); err != nil {
-		return nil, false, false, err
+	if r.Ports, err = s.describe(&st); err != nil {
+		return WaitResult{}, err
 	}
-	return ports, ready, pidGone, nil
+	return r, nil
 }
 
 // Validate reports a spec that cannot be waited for, naming the bad

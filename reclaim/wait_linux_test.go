@@ -121,14 +121,14 @@ func httpServer(t *testing.T, env ...string) (*proctest.Proc, uint16, *os.File) 
 
 func wait(t *testing.T, s reclaim.WaitSpec) (ports []reclaim.Readiness, ready, gone bool) {
 	t.Helper()
-	ports, ready, gone, err := s.Wait()
+	r, err := s.Wait()
 	if err != nil {
 		t.Fatalf("%+v.Wait(): %v", s, err)
 	}
-	if len(ports) == 0 {
+	if len(r.Ports) == 0 {
 		t.Fatalf("%+v.Wait() described no port", s)
 	}
-	return ports, ready, gone
+	return r.Ports, r.Ready, r.PIDGone
 }
 
 // A port already served is ready at the first check, and its listener
@@ -497,9 +497,9 @@ func TestWaitBadSpec(t *testing.T) {
 		{reclaim.WaitSpec{Ports: []uint16{80}, HTTP: "/a b"}, `"/a b"`},
 		{reclaim.WaitSpec{Ports: []uint16{80}, HTTP: "/a\r\nHost: x"}, `"/a\r\nHost: x"`},
 	} {
-		ports, ready, gone, err := c.spec.Wait()
-		if err == nil || !strings.Contains(err.Error(), c.want) || ports != nil || ready || gone {
-			t.Errorf("%+v.Wait() = %v, %v, %v, %v; want an error naming %s", c.spec, ports, ready, gone, err, c.want)
+		r, err := c.spec.Wait()
+		if err == nil || !strings.Contains(err.Error(), c.want) || r.Ports != nil || r.Ready || r.PIDGone {
+			t.Errorf("%+v.Wait() = %+v, %v; want an error naming %s", c.spec, r, err, c.want)
 		}
 	}
 }
@@ -514,12 +514,12 @@ func ExampleWaitSpec_Wait() {
 	}
 	defer l.Close()
 	port := uint16(l.Addr().(*net.TCPAddr).Port)
-	ports, ready, pidGone, err := reclaim.WaitSpec{Ports: []uint16{port}, PID: os.Getpid(), Owned: true, Timeout: 10 * time.Second}.Wait()
+	r, err := reclaim.WaitSpec{Ports: []uint16{port}, PID: os.Getpid(), Owned: true, Timeout: 10 * time.Second}.Wait()
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("ready:", ready, "server gone:", pidGone)
-	fmt.Println("held by this process:", ports[0].Holders[0].PID == os.Getpid())
+	fmt.Println("ready:", r.Ready, "server gone:", r.PIDGone)
+	fmt.Println("held by this process:", r.Ports[0].Holders[0].PID == os.Getpid())
 	// Output:
 	// ready: true server gone: false
 	// held by this process: true

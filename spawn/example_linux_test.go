@@ -139,11 +139,11 @@ func ExampleHost_Start_waitForPort() {
 	if err != nil {
 		panic(err)
 	}
-	_, ready, gone, err := reclaim.WaitSpec{Ports: []uint16{uint16(port)}, PID: cmd.Process.Pid, Owned: true, Timeout: 10 * time.Second}.Wait()
+	r, err := reclaim.WaitSpec{Ports: []uint16{uint16(port)}, PID: cmd.Process.Pid, Owned: true, Timeout: 10 * time.Second}.Wait()
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("ready:", ready, "died first:", gone)
+	fmt.Println("ready:", r.Ready, "died first:", r.PIDGone)
 	_ = child.Stop(context.Background())
 	_ = cmd.Wait()
 	// Output: ready: true died first: false
