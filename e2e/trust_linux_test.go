@@ -180,15 +180,6 @@ func forge(t *testing.T, bin, name, supervisor, runID string) (*proctest.Proc, s
 	})
 }
 
-func wantForgerEnded(t *testing.T, p *proctest.Proc, what string) {
-	t.Helper()
-	select {
-	case <-p.Done():
-	case <-time.After(15 * time.Second):
-		t.Errorf("%s: the forger %d still runs, want it ended itself", what, p.PID())
-	}
-}
-
 // Markers are anyone's to copy: alice's process naming root's (or
 // another user's) supervisor and run id is ended itself by root's
 // reclaim --any-user --all, selected by name or by port, never through
@@ -225,7 +216,7 @@ func TestForgedMarkersEndNoOtherRun(t *testing.T) {
 				if code != 0 || strings.Contains(out, "to its supervisor") {
 					t.Errorf("%s: %s: exit %d, %q; want 0, the forger signalled itself", c.name, strings.Join(c.args(port), " "), code, out)
 				}
-				wantForgerEnded(t, forger, c.name)
+				waitGone(t, forger, c.name+": the forger, ended itself")
 				v.wantAlive(t, c.name)
 			}
 			forger, port := forge(t, bin, "alicedev", v.supervisor(), v.runID)
@@ -270,7 +261,7 @@ func TestForgedMarkersSpareHost(t *testing.T) {
 	if out, code := tetherAs(t, nil, nil, "reclaim", "--any-user", "--all", "--grace", "2s", "--name", "alicejob"); code != 0 || strings.Contains(out, "to its supervisor") {
 		t.Errorf("reclaim --any-user --all --name alicejob: exit %d, %q; want 0, the forger signalled itself", code, out)
 	}
-	wantForgerEnded(t, forger, "a copy of a Host child's markers")
+	waitGone(t, forger, "a copy of a Host child's markers: the forger, ended itself")
 	if !proc.Host().Alive(program) {
 		t.Fatal("the host program is gone: a forged copy of its child's markers had it signalled")
 	}
