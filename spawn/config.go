@@ -11,11 +11,11 @@ import (
 	"github.com/tetherproc/tether/probe"
 )
 
-// ErrUnsupported is returned where the platform has no parent-death
-// signal; it is an [errors.ErrUnsupported].
-var ErrUnsupported error = unsupported{}
+// errUnsupported is returned where the platform has no parent-death
+// signal: an [errors.ErrUnsupported], which is how a caller tells it.
+var errUnsupported error = unsupported{}
 
-// unsupported is ErrUnsupported's type: made without fmt, whose first
+// unsupported is errUnsupported's type: made without fmt, whose first
 // use at start-up costs every run of tether.
 type unsupported struct{}
 
@@ -25,8 +25,8 @@ func (unsupported) Error() string {
 
 func (unsupported) Unwrap() error { return errors.ErrUnsupported }
 
-// Config is how a command is tethered: the same for [Start], [Supervise]
-// and [Exec]. The zero value of each field is a sensible default.
+// Config is how a command is tethered: the same for [Host.Start],
+// [Supervise] and [Exec]. The zero value of each field is a sensible default.
 type Config struct {
 	// Name is stamped as the name variable; default: [probe.NameFor]
 	// the command.
@@ -43,7 +43,7 @@ type Config struct {
 	Supervisor probe.Supervisor
 
 	// Args is the command line of Supervise and Exec; Args[0] is looked
-	// up in PATH. Start takes the command from its exec.Cmd instead.
+	// up in PATH. Host.Start takes the command from its exec.Cmd instead.
 	Args []string
 	// Grace is how long the tree gets between TERM and KILL when
 	// Supervise cleans up; zero means KILL right after TERM.
@@ -83,7 +83,8 @@ type Config struct {
 	DieBySignal bool
 	// Contain has Supervise keep the whole tree in a kernel container,
 	// which no descendant leaves by its own means: see [Containment].
-	// Supervise only; Exec and Start have no process to keep one.
+	// Supervise, and Host.Start (a cgroup only); Exec has no process to
+	// keep one.
 	Contain Containment
 	// SoleReaper says that the calling process has no children but the
 	// run's: it is tether run, or a container's PID 1. Supervise then

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"syscall"
 
-	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/trace"
 )
@@ -14,18 +13,16 @@ import (
 // contain sets the child up to start in its container: born in the run's
 // cgroup, or as the init of new namespaces, running the command. It
 // returns the path and arguments to start.
-func (r *run) contain(path string, attr *syscall.ProcAttr) (string, []string, error) {
+func (r *supervisor) contain(path string, attr *syscall.ProcAttr) (string, []string, error) {
 	mode := r.cfg.Contain
 	if mode == NoContainment {
 		return path, r.cfg.Args, nil
 	}
 	if mode == ContainAuto || mode == ContainCgroup {
-		// The stamp's entries alone: an empty environment stamped.
-		g, err := cgroup.New(r.cfg.RunID, r.cfg.environ([]string{}))
+		err := r.newCgroup()
 		if err == nil {
-			r.cgroup = g
-			attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, g.FD()
-			trace.Printf("contained in cgroup %s", g.Path())
+			attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, r.group.FD()
+			trace.Printf("contained in cgroup %s", r.group.Path())
 			return path, r.cfg.Args, nil
 		}
 		r.tried = append(r.tried, "cgroup: "+err.Error())

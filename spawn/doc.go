@@ -7,14 +7,15 @@
 // program's goroutines move between threads, and a thread whose goroutine
 // exited while locked is destroyed, killing every child it forked. So a
 // child that outlives the call that starts it is forked from one goroutine
-// that has locked its OS thread and never returns: the spawner. [Start]
-// stamps an exec.Cmd and runs its Start there. [Supervise], whose command never outlives it,
-// keeps its own goroutine's thread locked until the command is reaped.
+// that has locked its OS thread and never returns: the spawner.
+// [Host.Start] stamps an exec.Cmd and runs its Start there. [Supervise],
+// whose command never outlives it, keeps its own goroutine's thread
+// locked until the command is reaped.
 //
 // A [Host] is for a program that starts many children over its life, as
-// the supervisor this design comes from does: each child is started as
-// by Start and stays the caller's (its exec.Cmd is waited for by its
-// Wait, never by the Host), [Child.Stop] ends its whole tree, and one
+// the supervisor this design comes from does: each child stays the
+// caller's (its exec.Cmd is waited for by its Wait, never by the Host),
+// [Child.Stop] ends its whole tree, and one
 // watchdog for the whole program ends every child's tree should the
 // program be killed with SIGKILL. A library takes nothing that is not its
 // own: the Host reaps nothing, signals only the trees it started, and
@@ -33,7 +34,9 @@
 // tether run --exec: arm the parent-death signal on the calling process,
 // stamp the markers, and execve in place.
 //
-// All three take one [Config]. Should the supervisor itself be killed with
+// All three take one [Config], and keep a run's books the same way
+// (run.go: its id, cgroup, the list of its tree, its record, its
+// watchdog). Should the supervisor itself be killed with
 // SIGKILL, its watchdog (internal/watchdog, a second process started
 // before the command) ends every process that carries the run id. The
 // watchdog, and the init of a contained run's PID namespace
@@ -49,8 +52,9 @@
 // that it is tested in Linux CI.
 //
 // Limits: the parent-death signal reaches only the direct child; grandchildren
-// are cleaned up by the supervisor, the Host, or their watchdog. Start and
-// NewHost need Linux's parent-death signal; elsewhere they return
-// ErrUnsupported rather than start a child that nothing would tie to its
-// parent, as do Supervise and Exec on systems other than Linux and macOS.
+// are cleaned up by the supervisor, the Host, or their watchdog. A Host
+// needs Linux's parent-death signal; elsewhere NewHost returns an error
+// that is an [errors.ErrUnsupported] rather than start a child that
+// nothing would tie to its parent, as do Supervise and Exec on systems
+// other than Linux and macOS.
 package spawn

@@ -16,11 +16,16 @@ import (
 // A Go program starts a tethered child: it carries the markers, runs in
 // its own process group, and gets SIGTERM if the program dies. The
 // command stays the program's to wait for.
-func ExampleStart() {
+func ExampleHost_Start() {
+	host, err := spawn.NewHost(spawn.HostOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer host.Close(context.Background())
 	cmd := exec.Command("/bin/sh", "-c", `echo "TETHER=$TETHER TETHER_NAME=$TETHER_NAME"`)
 	var out strings.Builder
 	cmd.Stdout = &out
-	if _, err := spawn.Start(cmd, spawn.Config{Name: "web"}); err != nil {
+	if _, err := host.Start(cmd, spawn.Config{Name: "web"}); err != nil {
 		panic(err)
 	}
 	if err := cmd.Wait(); err != nil {

@@ -28,10 +28,10 @@ func (c *Child) Name() string { return "" }
 
 // NewHost fails: this platform has no parent-death signal to tie a
 // child to the program.
-func NewHost(HostOptions) (*Host, error) { return nil, ErrUnsupported }
+func NewHost(HostOptions) (*Host, error) { return nil, errUnsupported }
 
 // Start fails: there is no Host here.
-func (h *Host) Start(*exec.Cmd, Config) (*Child, error) { return nil, ErrUnsupported }
+func (h *Host) Start(*exec.Cmd, Config) (*Child, error) { return nil, errUnsupported }
 
 // Children lists nothing.
 func (h *Host) Children() []*Child { return nil }

@@ -3,7 +3,6 @@
 package spawn
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"syscall"
@@ -13,43 +12,24 @@ import (
 
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 )
 
-// recordEvery is how often the supervisor writes its tree down for the
-// watchdog: a descendant that renamed itself or cleared its environment
-// and is younger than this when tether is killed with SIGKILL may be
-// missed, unless its parent is still in the tree then. On the portable
-// path, with no subreaper, the cleanup reads the same list, also when
-// tether ends normally (it is written again before a TERM is passed on,
-// and when the command has exited but is not yet reaped).
-const recordEvery = 250 * time.Millisecond
-
-// record writes the tree down for the watchdog.
-func (r *run) record() {
-	r.recorded = r.tree()
-	r.wd.Record(r.recorded)
-	ids := make([]registry.ID, len(r.recorded))
-	for i, m := range r.recorded {
-		ids[i] = registry.ID(m)
-	}
-	if r.rec == nil {
-		r.writeRecord(ids)
-	} else {
-		r.rec.Members(ids)
-	}
+// record writes the tree down for the watchdog and the run's record.
+func (r *supervisor) record() {
+	r.keep(r.tree())
+	r.wd().Record(r.kept)
 }
 
 // loop waits for the command to exit, forwarding signals and reaping
 // orphans, then cleans up what is left of the tree.
-func (r *run) loop() int {
+func (r *supervisor) loop() int {
 	var kill <-chan time.Time
 	// A SIGCHLD can coalesce with another; the tick makes sure nothing
 	// waits on it forever, and keeps the watchdog's list of the tree
 	// current.
-	tick := time.NewTicker(recordEvery)
+	tick := time.NewTicker(keepEvery)
 	defer tick.Stop()
 	for r.reap(); !r.done; r.reap() {
 		sig, ok := r.next(kill, tick.C)
@@ -72,11 +52,11 @@ func (r *run) loop() int {
 // daemonsKept reports whether the tree is to run on once the command
 // has exited: with Forking, after an exit status of 0 and before any
 // TERM.
-func (r *run) daemonsKept() bool {
+func (r *supervisor) daemonsKept() bool {
 	return r.cfg.Forking && r.exitedZero()
 }
 
-func (r *run) exitedZero() bool {
+func (r *supervisor) exitedZero() bool {
 	return r.status.Exited() && r.status.ExitStatus() == 0 && r.termAt.IsZero()
 }
 
@@ -85,7 +65,7 @@ func (r *run) exitedZero() bool {
 // command exited 0 without Forking: a launcher that daemonizes otherwise
 // looks like a run that ended at once, in silence. tree is the cleanup's
 // first list of what is left.
-func (r *run) namedDaemon(tree []proc.Member) {
+func (r *supervisor) namedDaemon(tree []proc.Member) {
 	if r.cfg.Forking || !r.exitedZero() || r.daemonNamed {
 		return
 	}
@@ -121,9 +101,9 @@ func (r *run) namedDaemon(tree []proc.Member) {
 // Forking, until none of it is left: signals go to each of its process
 // groups, a TERM starts the grace, and the exit status becomes that of
 // the last member reaped.
-func (r *run) superviseDaemons() {
+func (r *supervisor) superviseDaemons() {
 	var kill <-chan time.Time
-	tick := time.NewTicker(recordEvery)
+	tick := time.NewTicker(keepEvery)
 	defer tick.Stop()
 	trace.Printf("command exited 0: forking: its tree is supervised until it is gone")
 	// The status is the last one reaped from now on: an orphan reaped
@@ -157,7 +137,7 @@ func (r *run) superviseDaemons() {
 // forwardTree passes sig to every process group of the tree: a daemon
 // is in a session, and a group, of its own. A member in tether's own
 // group (the caller's, at a terminal) is signalled alone.
-func (r *run) forwardTree(sig syscall.Signal) {
+func (r *supervisor) forwardTree(sig syscall.Signal) {
 	fs := proc.Host()
 	own := unix.Getpgrp()
 	done := map[int]bool{}
@@ -182,7 +162,7 @@ func (r *run) forwardTree(sig syscall.Signal) {
 // command was stopped first, then those caught. It handles what else
 // comes meanwhile (the grace's end, the tick, the init's report of the
 // command's stop) and then returns false.
-func (r *run) next(kill, tick <-chan time.Time) (os.Signal, bool) {
+func (r *supervisor) next(kill, tick <-chan time.Time) (os.Signal, bool) {
 	if len(r.pending) > 0 {
 		sig := r.pending[0]
 		r.pending = r.pending[1:]
@@ -208,7 +188,7 @@ func (r *run) next(kill, tick <-chan time.Time) (os.Signal, bool) {
 // handle acts on one signal tether caught: it reaps on SIGCHLD, resumes
 // on SIGCONT, and passes the rest on. It reports a TERM, which starts
 // the grace.
-func (r *run) handle(sig syscall.Signal) (term bool) {
+func (r *supervisor) handle(sig syscall.Signal) (term bool) {
 	switch sig {
 	case syscall.SIGCHLD:
 	case syscall.SIGCONT:
@@ -228,9 +208,9 @@ func (r *run) handle(sig syscall.Signal) (term bool) {
 }
 
 // killTree ends the tree at once: the grace after a TERM is over.
-func (r *run) killTree() {
+func (r *supervisor) killTree() {
 	trace.Printf("grace of %v after TERM over: KILL to the tree", r.cfg.Grace)
-	r.cgroup.KillAll()
+	r.group.KillAll()
 	for _, m := range r.tree() {
 		_ = proc.Host().Signal(m, syscall.SIGKILL)
 	}
@@ -238,7 +218,7 @@ func (r *run) killTree() {
 
 // forward passes sig to the command's process group. The group id is the
 // command's PID, which cannot be recycled while the command is unreaped.
-func (r *run) forward(sig syscall.Signal) {
+func (r *supervisor) forward(sig syscall.Signal) {
 	if r.term.shared {
 		r.forwardShared(sig)
 		return
@@ -263,7 +243,7 @@ func (r *run) forward(sig syscall.Signal) {
 // sole reaper (Config.SoleReaper) it takes whatever child exits, as an
 // init must; otherwise only the command, the watchdog, and the orphans
 // it can tell are the run's (reapOwn).
-func (r *run) reap() {
+func (r *supervisor) reap() {
 	r.beforeReap()
 	if r.cfg.SoleReaper {
 		for r.reapOne(-1) {
@@ -275,7 +255,7 @@ func (r *run) reap() {
 
 // reapOne collects one child that changed state, of which (-1: any),
 // without blocking, and reports whether there was one.
-func (r *run) reapOne(which int) bool {
+func (r *supervisor) reapOne(which int) bool {
 	var ws unix.WaitStatus
 	pid, err := unix.Wait4(which, &ws, unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED, nil)
 	if err == unix.EINTR {
@@ -291,10 +271,9 @@ func (r *run) reapOne(which int) bool {
 	case stopped, continued(ws):
 	case pid == r.child:
 		r.reaped(syscall.WaitStatus(ws))
-	case pid == r.wd.PID():
+	case pid == r.wd().PID():
 		// Dead early: its PID may be recycled, and is never
 		// signalled or waited for again.
-		r.wd.Reaped()
 		r.replaceWatchdog(syscall.WaitStatus(ws))
 	default:
 		r.lastOrphan, r.orphaned = syscall.WaitStatus(ws), true
@@ -308,11 +287,11 @@ func (r *run) reapOne(which int) bool {
 // command (until it is reaped: its PID may be another child's after), the
 // watchdog, and each child of the process that is one of the run's
 // orphans (ownChildren).
-func (r *run) reapOwn() {
+func (r *supervisor) reapOwn() {
 	for r.child != 0 && !r.done && r.reapOne(r.child) {
 	}
-	if r.wd.Alive() {
-		r.reapOne(r.wd.PID())
+	if wd := r.wd(); wd.Alive() {
+		r.reapOne(wd.PID())
 	}
 	for _, m := range r.ownChildren() {
 		if m.PID != r.child {
@@ -323,10 +302,10 @@ func (r *run) reapOwn() {
 
 // reaped takes the command's end: its status, and its group's, whose
 // number may be recycled from now on.
-func (r *run) reaped(ws syscall.WaitStatus) {
+func (r *supervisor) reaped(ws syscall.WaitStatus) {
 	r.status = r.init.Status(ws)
 	r.done = true
-	r.wd.GroupGone()
+	r.wd().GroupGone()
 	if r.status.Signaled() {
 		trace.Printf("command %d killed by %s: exit status %d", r.child, unix.SignalName(r.status.Signal()), exitcode.Wait(r.status))
 	} else {
@@ -338,10 +317,10 @@ func (r *run) reaped(ws syscall.WaitStatus) {
 // without its watchdog, and the strays found otherwise. As a child
 // subreaper (Linux), tether stays an ancestor of everything its command
 // starts, so no scan of every process is needed.
-func (r *run) tree() []proc.Member {
+func (r *supervisor) tree() []proc.Member {
 	skip := 0
-	if r.wd.Alive() {
-		skip = r.wd.PID()
+	if wd := r.wd(); wd.Alive() {
+		skip = wd.PID()
 	}
 	tree := r.below(skip)
 	ms := r.strays()
@@ -365,34 +344,28 @@ func (r *run) tree() []proc.Member {
 
 // cleanup ends what the command left behind: TERM to the whole tree, up
 // to Grace for it to go, then KILL until nothing is left.
-func (r *run) cleanup() {
+func (r *supervisor) cleanup() {
 	r.scanFromNow()
-	fs := proc.Host()
 	grace := r.cfg.Grace
 	if !r.termAt.IsZero() {
 		// What the command took of the grace to exit is gone: a
 		// grandchild that ignores TERM gets only the rest.
 		grace = max(0, grace-time.Since(r.termAt))
 	}
-	proc.Escalation{
-		Grace: grace,
-		List: func() ([]proc.Member, bool) {
-			r.reap()
-			tree := r.tree()
-			r.namedDaemon(tree)
-			return tree, false
-		},
-		Send:    fs.Signal,
-		KillAll: r.cgroup.KillAll,
-		Wait:    r.waitChild,
-		What:    fmt.Sprintf("cleanup of %d's tree", r.child),
-	}.Run()
+	e := r.escalation(grace, func() ([]proc.Member, bool) {
+		r.reap()
+		tree := r.tree()
+		r.namedDaemon(tree)
+		return tree, false
+	})
+	e.Wait = r.waitChild
+	e.Run()
 	r.reap()
 }
 
 // waitChild sleeps until a SIGCHLD arrives or the deadline passes, at
 // most 100 ms: a member reaped by its own parent sends tether nothing.
-func (r *run) waitChild(deadline time.Time) {
+func (r *supervisor) waitChild(deadline time.Time) {
 	t := time.NewTimer(min(time.Until(deadline), 100*time.Millisecond))
 	defer t.Stop()
 	for {
@@ -409,37 +382,19 @@ func (r *run) waitChild(deadline time.Time) {
 	}
 }
 
-// maxWatchdogs bounds how many watchdogs one run starts: one that dies
-// as soon as it starts is not started forever.
-const maxWatchdogs = 8
-
 // replaceWatchdog starts a new watchdog in place of one that died (a
 // kill -9 of it, the OOM killer), told all the first one was: without
 // one, a SIGKILL of tether would leave the tree running.
-func (r *run) replaceWatchdog(ws syscall.WaitStatus) {
-	r.watchdogs++
-	if r.watchdogs >= maxWatchdogs {
-		trace.Printf("watchdog %d died (status %d); %d started already: the run goes on without one", r.wd.PID(), exitcode.Wait(ws), r.watchdogs)
-		return
-	}
-	old := r.wd.PID()
-	// Told all the first one was before it starts: a supervisor killed
-	// right after the fork leaves it knowing the run.
+func (r *supervisor) replaceWatchdog(ws syscall.WaitStatus) {
 	spec := r.watchdogSpec()
-	spec.Members = r.recorded
-	if dir := r.cgroup.Path(); dir != "" {
+	spec.Members = r.kept
+	if dir := r.group.Path(); dir != "" {
 		spec.Lines = append(spec.Lines, "c "+dir)
 	}
 	if !r.done {
 		spec.Lines = append(spec.Lines, "g "+strconv.Itoa(r.child))
 	}
-	wd, err := watchdog.Start(spec)
-	if err != nil {
-		trace.Printf("watchdog %d died (status %d); no new one: %v", old, exitcode.Wait(ws), err)
-		return
+	if r.guard.replace(ws, func() (*watchdog.Watchdog, error) { return watchdog.Start(spec) }) {
+		r.rec.Watchdog(r.guard.id())
 	}
-	r.wd.Stop() // reaped: only its descriptors are closed
-	r.wd = wd
-	r.rec.Watchdog(r.watchdogID())
-	trace.Printf("watchdog %d died (status %d): replaced by %d", old, exitcode.Wait(ws), wd.PID())
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/probe"
 )
 
 // A Supervise that is not its process's sole reaper shares the process
@@ -38,7 +37,7 @@ type ownChild struct {
 // the subreaper. What each child was found to be is kept for as long as
 // it is a child, so that one seen to be the run's while it ran is known
 // to be when it is a zombie.
-func (r *run) ownChildren() []ownChild {
+func (r *supervisor) ownChildren() []ownChild {
 	fs := proc.Host()
 	var out []ownChild
 	if r.child != 0 && !r.done {
@@ -50,9 +49,9 @@ func (r *run) ownChildren() []ownChild {
 		return out
 	}
 	known := make(map[proc.Member]bool, len(r.adopted))
-	entry := probe.RunIDVar + "=" + r.cfg.RunID
+	entry := r.entry()
 	for _, pid := range fs.Children(os.Getpid()) {
-		if pid == r.child || pid == r.wd.PID() {
+		if pid == r.child || pid == r.wd().PID() {
 			continue
 		}
 		st, err := fs.Stat(pid)
@@ -66,7 +65,7 @@ func (r *run) ownChildren() []ownChild {
 			// process may be listed since); the environment once.
 			// The group's number is the command's only while the
 			// command is unreaped.
-			ours = r.child != 0 && !r.done && st.PGID == r.child || slices.Contains(r.recorded, m)
+			ours = r.child != 0 && !r.done && st.PGID == r.child || slices.Contains(r.kept, m)
 			if !ours && !seen && !st.Zombie() {
 				env, err := fs.Environ(pid)
 				if err != nil || len(env) == 0 {

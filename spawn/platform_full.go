@@ -84,7 +84,7 @@ func armChild(c Config, a *syscall.SysProcAttr) { c.arm(a) }
 // below lists tether's subtree but skip, by the kernel's children lists:
 // as the process's sole reaper, all of it; otherwise the subtrees of its
 // children that are the run's, and no other child of the program.
-func (r *run) below(skip int) []proc.Member {
+func (r *supervisor) below(skip int) []proc.Member {
 	fs := proc.Host()
 	if r.cfg.SoleReaper {
 		return fs.Subtree(os.Getpid(), skip)
@@ -104,10 +104,10 @@ func (r *run) below(skip int) []proc.Member {
 
 // strays are the members that are not below tether: those in the run's
 // cgroup that left it (a PID namespace the command set up itself).
-func (r *run) strays() []proc.Member { return r.cgroup.Members() }
+func (r *supervisor) strays() []proc.Member { return r.group.Members() }
 
 // beforeReap has nothing to do: the subreaper keeps the tree below tether.
-func (r *run) beforeReap() {}
+func (r *supervisor) beforeReap() {}
 
 // adoptsOrphans: the subreaper is given the orphans of the tree.
 const adoptsOrphans = true

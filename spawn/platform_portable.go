@@ -11,7 +11,6 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
-	"github.com/tetherproc/tether/probe"
 )
 
 // This file is the portable supervision path: macOS's, and Linux's with
@@ -76,10 +75,10 @@ type tickState struct {
 
 // scanFromNow has every listing from now on read every environment for
 // the run id: the tree is about to scatter (a TERM), or is being ended.
-func (r *run) scanFromNow() { r.tick.scan = true }
+func (r *supervisor) scanFromNow() { r.tick.scan = true }
 
 // snapshot takes the listing's snapshot of the process table.
-func (r *run) snapshot() *proc.Snapshot {
+func (r *supervisor) snapshot() *proc.Snapshot {
 	if r.tick.table == nil {
 		// Not made before the command started (contain): every process
 		// is read at each snapshot until the command's start is known.
@@ -97,7 +96,7 @@ func (r *run) snapshot() *proc.Snapshot {
 // the listing's snapshot, and the members of the command's process
 // group while the command is unreaped: once it is, its PID, and with it
 // the group's number, may be another's.
-func (r *run) below(skip int) []proc.Member {
+func (r *supervisor) below(skip int) []proc.Member {
 	snap := r.snapshot()
 	r.tick.snap = snap
 	out := r.belowIn(snap, skip)
@@ -108,7 +107,7 @@ func (r *run) below(skip int) []proc.Member {
 	return out
 }
 
-func (r *run) belowIn(snap *proc.Snapshot, skip int) []proc.Member {
+func (r *supervisor) belowIn(snap *proc.Snapshot, skip int) []proc.Member {
 	pgid := r.child
 	if r.done {
 		pgid = 0
@@ -133,7 +132,7 @@ func (r *run) belowIn(snap *proc.Snapshot, skip int) []proc.Member {
 // the cleanup, which no longer looks the group up by its number. The
 // first time the command is seen, its start time gives the table its
 // moment.
-func (r *run) beforeReap() {
+func (r *supervisor) beforeReap() {
 	if r.done || r.child == 0 {
 		return
 	}
@@ -158,7 +157,7 @@ func (r *run) beforeReap() {
 // or env-cleared ones, the command's group) that are still the same
 // processes, with their descendants, all from the snapshot below was
 // listed from.
-func (r *run) strays() []proc.Member {
+func (r *supervisor) strays() []proc.Member {
 	snap := r.tick.snap
 	if snap == nil {
 		snap = r.snapshot()
@@ -166,12 +165,12 @@ func (r *run) strays() []proc.Member {
 	r.tick.snap = nil
 	var ms []proc.Member
 	if r.tick.scan {
-		ms, _ = proc.Host().Scan([]string{probe.RunIDVar + "=" + r.cfg.RunID})
+		ms, _ = proc.Host().Scan([]string{r.entry()})
 	} else {
 		ms = r.carriers(snap)
 	}
 	var roots []int
-	for _, m := range r.recorded {
+	for _, m := range r.kept {
 		if snap.Alive(m) {
 			ms = append(ms, m)
 			roots = append(roots, m.PID)
@@ -186,9 +185,9 @@ func (r *run) strays() []proc.Member {
 // root) that below did not find, each read the first time it is seen
 // and never again. A read that may come out otherwise later (an execve
 // under way) is not kept.
-func (r *run) carriers(snap *proc.Snapshot) []proc.Member {
+func (r *supervisor) carriers(snap *proc.Snapshot) []proc.Member {
 	fs := proc.Host()
-	entry := probe.RunIDVar + "=" + r.cfg.RunID
+	entry := r.entry()
 	self, uid, root := os.Getpid(), os.Getuid(), os.Geteuid() == 0
 	was := r.tick.carries
 	now := make(map[proc.Member]bool, len(was))
@@ -219,7 +218,7 @@ func (r *run) carriers(snap *proc.Snapshot) []proc.Member {
 // one, the last thing prepared before the command starts, it has the
 // tick's table take down the processes there are: none of them can be
 // the run's.
-func (r *run) contain(path string, _ *syscall.ProcAttr) (string, []string, error) {
+func (r *supervisor) contain(path string, _ *syscall.ProcAttr) (string, []string, error) {
 	if r.cfg.Contain != NoContainment {
 		return "", nil, containFailed(r.cfg.Contain, []string{"cgroup and pidns: Linux only"})
 	}
@@ -231,7 +230,7 @@ func (r *run) contain(path string, _ *syscall.ProcAttr) (string, []string, error
 // Exec refuses: there is no parent-death signal to arm before the exec,
 // and no process left to watch the command after it.
 func Exec(Config) error {
-	return &StartError{Status: 125, Err: fmt.Errorf("exec in place needs a parent-death signal, which this platform does not have (Supervise covers the command with the watchdog): %w", ErrUnsupported)}
+	return &StartError{Status: 125, Err: fmt.Errorf("exec in place needs a parent-death signal, which this platform does not have (Supervise covers the command with the watchdog): %w", errUnsupported)}
 }
 
 // adoptsOrphans: with no subreaper, orphans go to init.

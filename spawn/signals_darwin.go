@@ -95,7 +95,7 @@ func dieBy(sig syscall.Signal) {
 // process changes: one its caller left ignored stays ignored, one caught
 // stays caught. Should the mask not be set, the terminal is not handed
 // over.
-func (r *run) setForeground(pgid int) {
+func (r *supervisor) setForeground(pgid int) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	set, old := uint32(bit(unix.SIGTTOU)), uint32(0)

@@ -150,7 +150,7 @@ func addSignal(set *unix.Sigset_t, sig syscall.Signal) {
 // setForeground gives the terminal to group pgid with SIGTTOU blocked on
 // this thread, as shells do: caught, it would have the call restarted
 // again and again from the background.
-func (r *run) setForeground(pgid int) {
+func (r *supervisor) setForeground(pgid int) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var set, old unix.Sigset_t

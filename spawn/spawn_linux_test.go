@@ -1,7 +1,6 @@
 package spawn_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -48,10 +47,11 @@ func TestSpawnerSurvivesThreadChurn(t *testing.T) {
 		}()
 	}
 	var cmds []*exec.Cmd
+	host := newHost(t, spawn.HostOptions{})
 	for i := 0; i < n; i++ {
 		cmd := exec.Command("/bin/sleep", "30")
 		cmd.Env = proctest.Env(t)
-		if _, err := spawn.Start(cmd, spawn.Config{Signal: syscall.SIGKILL}); err != nil {
+		if _, err := host.Start(cmd, spawn.Config{Signal: syscall.SIGKILL}); err != nil {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, cmd)
@@ -77,14 +77,17 @@ func TestSpawnerSurvivesThreadChurn(t *testing.T) {
 	}
 }
 
-// Start stamps the command it starts, keeps what the caller set of its
-// SysProcAttr, and leaves it to the caller to wait for; it starts nothing
-// on a bad name or run id.
+// Host.Start stamps the command it starts, keeps what the caller set of
+// its SysProcAttr (in a copy: the caller's is left as it was), and
+// leaves it to the caller to wait for; it starts nothing on a bad name
+// or run id.
 func TestStartStamps(t *testing.T) {
+	host := newHost(t, spawn.HostOptions{})
 	cmd := exec.Command("/bin/true")
 	cmd.Env = []string{"PATH=/bin", "TETHER_NAME=stale"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Ctty: 7} // kept, and unused without Setctty
-	opts, err := spawn.Start(cmd, spawn.Config{Name: "web"})
+	mine := &syscall.SysProcAttr{Ctty: 7} // kept, and unused without Setctty
+	cmd.SysProcAttr = mine
+	child, err := host.Start(cmd, spawn.Config{Name: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,16 +97,19 @@ func TestStartStamps(t *testing.T) {
 	if !(probe.Markers{}).Match(cmd.Env, "web") || (probe.Markers{}).Match(cmd.Env, "stale") {
 		t.Errorf("env %q", cmd.Env)
 	}
-	if v, _ := lookup(cmd.Env, probe.RunIDVar); v != opts.RunID || v == "" || (probe.Stamp{RunID: v}).Validate() != nil {
-		t.Errorf("run id %q, options say %q", v, opts.RunID)
+	if v, _ := lookup(cmd.Env, probe.RunIDVar); v != child.RunID() || v == "" || (probe.Stamp{RunID: v}).Validate() != nil {
+		t.Errorf("run id %q, the child says %q", v, child.RunID())
 	}
 	a := cmd.SysProcAttr
 	if a.Pdeathsig != syscall.SIGTERM || !a.Setpgid || a.Ctty != 7 {
 		t.Errorf("SysProcAttr %+v", a)
 	}
+	if mine.Pdeathsig != 0 || mine.Setpgid {
+		t.Errorf("the caller's SysProcAttr was changed: %+v", mine)
+	}
 	for _, cfg := range []spawn.Config{{Name: "a=b"}, {RunID: "xyz"}} {
 		cmd := exec.Command("/bin/true")
-		if _, err := spawn.Start(cmd, cfg); err == nil || cmd.Process != nil {
+		if _, err := host.Start(cmd, cfg); err == nil || cmd.Process != nil {
 			t.Errorf("Start with %+v: %v, process %v; want an error and nothing started", cfg, err, cmd.Process)
 		}
 	}
@@ -114,7 +120,7 @@ func TestStartStamps(t *testing.T) {
 func TestStartedChildIsTethered(t *testing.T) {
 	cmd := exec.Command("/bin/sleep", "30")
 	cmd.Env = proctest.Env(t)
-	if _, err := spawn.Start(cmd, spawn.Config{Name: "sleeper"}); err != nil {
+	if _, err := newHost(t, spawn.HostOptions{}).Start(cmd, spawn.Config{Name: "sleeper"}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
@@ -145,6 +151,7 @@ func TestCheckedTheMomentStartReturns(t *testing.T) {
 		defer func() { _ = busy.Process.Kill(); _ = busy.Wait() }()
 	}
 	env := proctest.Env(t)
+	host := newHost(t, spawn.HostOptions{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var wrong []string
@@ -155,7 +162,7 @@ func TestCheckedTheMomentStartReturns(t *testing.T) {
 			for i := 0; i < each; i++ {
 				cmd := exec.Command("/bin/sleep", "30")
 				cmd.Env = env
-				if _, err := spawn.Start(cmd, spawn.Config{Name: "quick"}); err != nil {
+				if _, err := host.Start(cmd, spawn.Config{Name: "quick"}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -184,15 +191,4 @@ func lookup(env []string, key string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// A caller can tell the missing platform feature the standard way.
-func TestErrUnsupported(t *testing.T) {
-	if !errors.Is(spawn.ErrUnsupported, errors.ErrUnsupported) {
-		t.Error("spawn.ErrUnsupported is not an errors.ErrUnsupported")
-	}
-	wrapped := &spawn.StartError{Status: 125, Err: spawn.ErrUnsupported}
-	if !errors.Is(wrapped, spawn.ErrUnsupported) || !errors.Is(wrapped, errors.ErrUnsupported) {
-		t.Error("a StartError of it does not say so")
-	}
 }

@@ -14,11 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 	"github.com/tetherproc/tether/probe"
@@ -53,10 +51,13 @@ func markInit() { initCalled = true }
 // errParentGone says the parent died before it could be followed.
 var errParentGone = errors.New("parent died before it could be followed")
 
-// run is the state of one Supervise call: the tethered command, the
-// signals coming in, and what must be undone at the end.
-type run struct {
-	cfg   Config
+// supervisor is the state of one Supervise call: its run, the tethered
+// command, the signals coming in, and what must be undone at the end.
+type supervisor struct {
+	// run is the run's bookkeeping, as a Host's child's: its cgroup,
+	// the tree as last written down for the watchdog and in its record,
+	// and its watchdog (nil without one).
+	run
 	child int
 	sigs  chan os.Signal
 	// status is the command's wait status, once reaped (done).
@@ -71,23 +72,15 @@ type run struct {
 	// pending are signals taken off sigs while suspending, to be
 	// handled next.
 	pending []os.Signal
-	// wd is the watchdog, once started; nil without one. watchdogs
-	// counts those that died and were replaced.
-	wd        *watchdog.Watchdog
-	watchdogs int
-	// cgroup and init are the run's containers, with Config.Contain:
-	// nil when it has none of the kind.
-	cgroup *cgroup.Group
-	init   *pidns.Init
+	// init is the run's PID namespace, with Config.Contain: nil
+	// without one.
+	init *pidns.Init
 	// tried are the containment modes that failed before the one in
 	// use (auto), for the error should the init not start.
 	tried []string
 	// argv is what the child is started with: the command's, or with a
 	// PID namespace, the init's.
 	argv []string
-	// recorded is the tree as last written down for the watchdog, and
-	// in the run's record (nil when it has none).
-	recorded []proc.Member
 	// tick is what the listing of the tree keeps from one tick to the
 	// next, where it is not the kernel's to keep (the portable path).
 	//lint:ignore U1000 the portable path's (platform_portable.go): the full path keeps nothing between ticks
@@ -96,10 +89,7 @@ type run struct {
 	// command, whether it is the run's (orphans.go); without
 	// SoleReaper only.
 	adopted map[proc.Member]bool
-	// rec is the run's record once written (recTried), nil without.
-	rec      *registry.Writer
-	recTried bool
-	// daemonNamed: the daemon left by the command was named on stderr.
+	// daemonNamed: the daemon left by the command was named.
 	daemonNamed bool
 	// termAt is when the first TERM came: the grace is one budget,
 	// counted from then.
@@ -116,6 +106,9 @@ type run struct {
 	// stopChain ends the watch on the caller's chain; set by ready.
 	stopChain func()
 }
+
+// wd is the run's watchdog; nil without one.
+func (r *supervisor) wd() *watchdog.Watchdog { return r.guard.watchdog() }
 
 // Supervise runs cfg.Args as tether run does and returns its exit status:
 // the command's own, or 128+N when it died of signal N. In order, as tini
@@ -190,7 +183,7 @@ func Supervise(cfg Config) (int, error) {
 // blocked signals are the thread's) and begins the set-up that runs
 // beside the rest (setUpAside). It returns the rarely sent signals, to
 // be caught once the command runs.
-func newRun(cfg Config) (*run, []os.Signal, error) {
+func newRun(cfg Config) (*supervisor, []os.Signal, error) {
 	if cfg.Reexec && !initCalled {
 		return nil, nil, &StartError{Status: 125, Err: errors.New("Config.Reexec: the program's main must call spawn.Init first (started again as the watchdog, it would run main)")}
 	}
@@ -201,7 +194,7 @@ func newRun(cfg Config) (*run, []os.Signal, error) {
 	if err != nil {
 		return nil, nil, &StartError{Status: 125, Err: err}
 	}
-	r := &run{cfg: cfg, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
+	r := &supervisor{run: run{cfg: cfg, forwards: cfg.SoleReaper, guard: &guard{}}, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
 	common, rare := in.toForward()
 	if !cfg.SoleReaper {
 		common, rare = in.leaveUncaught(common), in.leaveUncaught(rare)
@@ -220,7 +213,7 @@ func newRun(cfg Config) (*run, []os.Signal, error) {
 // error; on an error it does not wait for the threads, which a machine
 // out of processes (one reason a watchdog fails to start) may never
 // give.
-func (r *run) setUpAside(common []os.Signal) func() error {
+func (r *supervisor) setUpAside(common []os.Signal) func() error {
 	type started struct {
 		wd  *watchdog.Watchdog
 		err error
@@ -260,13 +253,13 @@ func (r *run) setUpAside(common []os.Signal) func() error {
 		<-notified
 		c := <-chainc
 		r.stopChain = c.stop
-		if s.err == nil {
-			r.wd = s.wd
+		if s.err == nil && s.wd != nil {
+			r.guard.wd, r.guard.started = s.wd, 1
 		}
 		switch {
 		case c.err != nil:
 			s.wd.Stop()
-			r.wd = nil
+			r.guard.wd = nil
 			return c.err
 		case s.err != nil:
 			return s.err
@@ -280,18 +273,8 @@ func (r *run) setUpAside(common []os.Signal) func() error {
 }
 
 // watchdogSpec is how the run's watchdog is started.
-func (r *run) watchdogSpec() watchdog.Spec {
+func (r *supervisor) watchdogSpec() watchdog.Spec {
 	return watchdog.Spec{Path: selfPath(), Shell: "/bin/sh", RunID: r.cfg.RunID, Grace: r.cfg.Grace}
-}
-
-// watchdogID names the watchdog in the run's record.
-func (r *run) watchdogID() registry.ID {
-	if pid := r.wd.PID(); pid != 0 {
-		if st, err := proc.Host().Stat(pid); err == nil {
-			return registry.ID{PID: pid, StartTime: st.StartTime}
-		}
-	}
-	return registry.ID{}
 }
 
 // warmThreads has the runtime create n more OS threads now, while it
@@ -323,7 +306,7 @@ func warmThreads(n int) {
 // followCaller ties tether to its caller, unless Config.OutliveParent:
 // the caller's death is handled like SIGTERM. restore, never nil, undoes
 // the tie when Supervise returns.
-func (r *run) followCaller() (restore func(), err error) {
+func (r *supervisor) followCaller() (restore func(), err error) {
 	if r.cfg.OutliveParent {
 		return func() {}, nil
 	}
@@ -338,7 +321,7 @@ func (r *run) followCaller() (restore func(), err error) {
 // after the tree is cleaned up. Unregistering the signals waits on the
 // runtime's signal thread as stopping the watchdog waits on its death,
 // so the two wait side by side.
-func (r *run) finish() {
+func (r *supervisor) finish() {
 	r.finished.Do(func() {
 		// The set-up begun aside is over first: a registration still
 		// under way would outlast the Stop below, and leave a library
@@ -361,18 +344,18 @@ func (r *run) finish() {
 			}
 		}
 		r.rec.Remove()
-		r.wd.Stop()
+		r.wd().Stop()
 		// Also when the command never started: a group made for it
 		// goes, and the init's pipe is closed.
 		r.init.Close()
-		r.cgroup.Release()
+		r.group.Release()
 	})
 }
 
 // dieLikeCommand ends the calling process by the signal the command died
 // of, after the cleanup, with Config.DieBySignal; as PID 1, which no
 // signal ends, it returns.
-func (r *run) dieLikeCommand() {
+func (r *supervisor) dieLikeCommand() {
 	if ws := r.status; ws.Signaled() && r.cfg.DieBySignal && os.Getpid() != 1 {
 		r.finish()
 		dieBy(ws.Signal())
@@ -381,7 +364,7 @@ func (r *run) dieLikeCommand() {
 
 // prepare resolves the command and the stamp, and lays out how the
 // child is started, in its container when it has one.
-func (r *run) prepare() (string, *syscall.ProcAttr, error) {
+func (r *supervisor) prepare() (string, *syscall.ProcAttr, error) {
 	path, err := lookPath(r.cfg.Args[0])
 	if err != nil {
 		return "", nil, err
@@ -390,7 +373,7 @@ func (r *run) prepare() (string, *syscall.ProcAttr, error) {
 	if err != nil {
 		return "", nil, &StartError{Status: 125, Err: err}
 	}
-	r.cfg = cfg
+	r.cfg, r.command = cfg, cfg.Args
 	attr := &syscall.ProcAttr{
 		Env:   cfg.environ(nil),
 		Files: []uintptr{or(cfg.Stdin, os.Stdin).Fd(), or(cfg.Stdout, os.Stdout).Fd(), or(cfg.Stderr, os.Stderr).Fd()},
@@ -428,7 +411,7 @@ func or(f, def *os.File) *os.File {
 // forks the command from Supervise's locked thread. It is reaped by
 // wait4(-1) in the loop, so that one owner sees every status and none is
 // stolen; os/exec, which would reap it itself, is not used here.
-func (r *run) start(path string, attr *syscall.ProcAttr) error {
+func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 	if err := r.ready(); err == errParentGone {
 		return err
 	} else if err != nil {
@@ -437,7 +420,7 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 	r.setUpTerminal(attr)
 	// Before the command is born in it: the watchdog kills the group
 	// whole from the first moment on.
-	r.wd.Cgroup(r.cgroup.Path())
+	r.wd().Cgroup(r.group.Path())
 	pid, err := syscall.ForkExec(path, r.argv, attr)
 	r.init.Started(pid, err == nil)
 	if err != nil {
@@ -458,39 +441,9 @@ func (r *run) start(path string, attr *syscall.ProcAttr) error {
 		_ = os.Chdir("/")
 	}
 	// The group, at once; the list of the tree at the first tick.
-	r.wd.Group(pid)
+	r.wd().Group(pid)
 	if restore := ignoreReserved(); !r.cfg.SoleReaper {
 		r.unreserve = restore
 	}
 	return nil
-}
-
-// writeRecord writes the run's record, the first time the tree is
-// written down for the watchdog (the first tick, or a TERM): who the
-// run is, and its tree, so that its members are known by PID and start
-// time even once they have written over their environment. A command
-// that ends before that (most short ones) costs nothing. A directory
-// that is refused leaves the run without a record (traced), as the
-// markers alone were before; it is not tried again.
-func (r *run) writeRecord(members []registry.ID) {
-	if r.recTried {
-		return
-	}
-	r.recTried = true
-	rec := registry.Record{
-		RunID:      r.cfg.RunID,
-		Name:       r.cfg.Name,
-		Supervisor: registry.ID(r.cfg.Supervisor),
-		Watchdog:   r.watchdogID(),
-		// Only tether run's supervisor is the run's alone.
-		Forwards: r.cfg.SoleReaper,
-		Cgroup:   r.cgroup.Path(),
-		Command:  r.cfg.Args,
-		Stamp:    r.cfg.environ([]string{}),
-		Members:  members,
-	}
-	r.rec, _ = registry.Create(rec)
-	if r.rec != nil {
-		trace.Printf("run record %s written", r.rec.Path())
-	}
 }

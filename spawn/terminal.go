@@ -28,7 +28,7 @@ type terminal struct {
 }
 
 // setUpTerminal decides, before the command starts, where it stands.
-func (r *run) setUpTerminal(attr *syscall.ProcAttr) {
+func (r *supervisor) setUpTerminal(attr *syscall.ProcAttr) {
 	std := []*os.File{or(r.cfg.Stdin, os.Stdin), or(r.cfg.Stdout, os.Stdout), or(r.cfg.Stderr, os.Stderr)}
 	fg, fd, ttys := -1, -1, 0
 	for _, f := range std {
@@ -82,7 +82,7 @@ func terminalSignal(sig syscall.Signal) bool {
 // those reached it with the rest of the group. (Who sent a signal is not
 // known to a Go program: sent to tether alone, one of those is then not
 // passed on.)
-func (r *run) forwardShared(sig syscall.Signal) {
+func (r *supervisor) forwardShared(sig syscall.Signal) {
 	if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); terminalSignal(sig) && err == nil && fg == unix.Getpgrp() {
 		trace.Printf("%s not forwarded: the terminal sends it to the command's group too", unix.SignalName(sig))
 		return
@@ -97,7 +97,7 @@ func (r *run) forwardShared(sig syscall.Signal) {
 // the command's group still has it, so that the shell finds it as it
 // left it; a terminal someone else has by now (tether went to the
 // background) is left alone.
-func (r *run) restoreTerminal() {
+func (r *supervisor) restoreTerminal() {
 	if !r.term.handed {
 		return
 	}
@@ -113,7 +113,7 @@ func (r *run) restoreTerminal() {
 // shell sees a stopped job and gets its prompt back. It returns once
 // tether is continued; resume then continues the command. A namespace's
 // init cannot stop: there it continues the command instead.
-func (r *run) suspend(sig syscall.Signal) {
+func (r *supervisor) suspend(sig syscall.Signal) {
 	if !stopSignal(sig) && !(r.term.handed || r.term.shared) {
 		return // a SIGSTOP from elsewhere: not the terminal's business
 	}
@@ -167,7 +167,7 @@ func (r *run) suspend(sig syscall.Signal) {
 // resume continues the command when tether is continued (fg, bg, kill
 // -CONT). When tether leads its job and has the terminal again (fg, also
 // of a job started with &), the command's group is given it first.
-func (r *run) resume() {
+func (r *supervisor) resume() {
 	if r.term.fd >= 0 && !r.term.shared && r.term.alone {
 		if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); err == nil && fg == unix.Getpgrp() {
 			r.setForeground(r.child)

@@ -8,4 +8,4 @@ package spawn
 type tickState struct{}
 
 // scanFromNow has nothing to do: no listing scans every environment.
-func (r *run) scanFromNow() {}
+func (r *supervisor) scanFromNow() {}

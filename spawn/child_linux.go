@@ -1,0 +1,331 @@
+package spawn
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// Child is one child a [Host] started: its command, and its run.
+type Child struct {
+	// Cmd is the child's command, started: wait for it with Cmd.Wait as
+	// after exec.Cmd.Start; the Host never does.
+	Cmd *exec.Cmd
+
+	// run is the child's run, guarded by host.mu: its tree as last
+	// listed (for the watchdog and the record), its record, its cgroup.
+	run
+	host    *Host
+	pid     int
+	started uint64 // the child's start time: its PID is its own while it matches
+
+	// Guarded by host.mu: whether the child's group was said to be
+	// gone, and whether a Stop began.
+	groupGone bool
+	stopping  bool
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Config is the child's configuration, with its defaults filled in: its
+// run id and name among them. To start the child again with it, clear
+// RunID first: a run id in use is refused.
+func (c *Child) Config() Config { return c.cfg }
+
+// RunID is the child's run id, which it and everything it starts carry
+// as TETHER_RUN_ID: what reclaim.Filter.RunID selects.
+func (c *Child) RunID() string { return c.cfg.RunID }
+
+// Name is the name the child is stamped with: what reclaim.Filter.Name
+// selects.
+func (c *Child) Name() string { return c.cfg.Name }
+
+// contain makes the child's cgroup, with Config.Contain.
+func (c *Child) contain() error {
+	mode := c.cfg.Contain
+	if mode != ContainCgroup && mode != ContainAuto {
+		return nil
+	}
+	err := c.newCgroup()
+	switch {
+	case err == nil:
+	case mode == ContainCgroup:
+		return containFailed(mode, []string{"cgroup: " + err.Error()})
+	default:
+		trace.Printf("host: %s not contained: cgroup: %v", c.cfg.Name, err)
+	}
+	return nil
+}
+
+// cancelWithContext has a cmd made by exec.CommandContext, whose own
+// Cancel kills the child alone, stop the whole tree when its context
+// ends instead, within cmd.WaitDelay when one is set (past it, KILL to
+// every member).
+func (c *Child) cancelWithContext() {
+	cmd := c.Cmd
+	if cmd.Cancel == nil {
+		return
+	}
+	cmd.Cancel = func() error {
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if cmd.WaitDelay > 0 {
+			ctx, cancel = context.WithTimeout(ctx, cmd.WaitDelay)
+		}
+		defer cancel()
+		return c.Stop(ctx)
+	}
+}
+
+// start stamps the command and forks it from the spawner thread, the
+// watchdog told of its run before it exists: there is no moment at which
+// it runs unwatched. Under host.mu.
+func (c *Child) start() error {
+	cmd, wd := c.Cmd, c.guard.wd
+	wd.Run(c.cfg.RunID, c.cfg.Grace)
+	wd.RunCgroup(c.cfg.RunID, c.group.Path())
+	cmd.Env = c.cfg.environ(cmd.Env)
+	// A copy: one SysProcAttr shared by several commands is not given
+	// one child's cgroup.
+	attr := syscall.SysProcAttr{}
+	if cmd.SysProcAttr != nil {
+		attr = *cmd.SysProcAttr
+	}
+	cmd.SysProcAttr = &attr
+	c.cfg.arm(cmd.SysProcAttr)
+	if c.group != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, c.group.FD()
+	}
+	if err := onSpawner(cmd); err != nil {
+		wd.RunOver(c.cfg.RunID)
+		c.group.Release()
+		return fmt.Errorf("spawn: start %s: %w", cmd.Path, err)
+	}
+	c.pid = cmd.Process.Pid
+	// Read before the caller can reap it: its PID is its own until then.
+	if st, err := proc.Host().Stat(c.pid); err == nil {
+		c.started = st.StartTime
+	}
+	wd.RunGroup(c.cfg.RunID, c.pid)
+	return nil
+}
+
+// carries reports whether m carries the child's run id: read again, m
+// being one of a scan's finds.
+func (c *Child) carries(m proc.Member) bool {
+	env, err := proc.Host().Environ(m.PID)
+	return err == nil && slices.Contains(env, c.entry())
+}
+
+// list lists the child's tree, with the members kept before that are
+// still the same processes: an orphan leaves the child's subtree (the
+// program is no subreaper) but not the list. Under host.mu.
+func (c *Child) list() []proc.Member {
+	ms, held := c.tree(c.kept)
+	if !held && !c.groupGone {
+		c.groupGone = true
+		c.guard.wd.RunGroupGone(c.cfg.RunID)
+	}
+	return ms
+}
+
+// tree lists the child's live tree: the child while it runs, its
+// subtree while its PID is its own (held: it runs, or exited unreaped),
+// and those of known still the same processes, with their subtrees.
+func (c *Child) tree(known []proc.Member) (ms []proc.Member, held bool) {
+	fs := proc.Host()
+	st, err := fs.Stat(c.pid)
+	if held = err == nil && c.started != 0 && st.StartTime == c.started; held {
+		if !st.Zombie() {
+			ms = append(ms, proc.Member{PID: c.pid, StartTime: c.started})
+		}
+		ms = append(ms, fs.Subtree(c.pid, 0)...)
+	}
+	return proc.Unique(append(ms, fs.AliveWithSubtrees(known)...)), held
+}
+
+// held reports whether the child's PID is still its own: it runs, or it
+// exited and is not yet reaped. Its process group's number is then its
+// own too.
+func (c *Child) held() bool {
+	st, err := proc.Host().Stat(c.pid)
+	return err == nil && c.started != 0 && st.StartTime == c.started
+}
+
+// Stop ends the child's whole tree: TERM to its process group and to
+// every process of its run (found by its run id, by the list of its tree
+// kept since it started, by its cgroup), up to the child's Grace for them
+// to exit, then KILL, and it returns once each is gone. A child that
+// exited on its own is stopped all the same: what it left behind is
+// ended. When ctx is done before the tree has gone, the grace ends there
+// (KILL at once, and what is still alive a second later is reported in a
+// *StopError). The child itself is left for Cmd.Wait to reap; call Stop
+// before Wait when the command's output goes to a buffer or a pipe, for
+// a grandchild that holds it open would keep Wait waiting. Stop
+// may be called more than once, and from several goroutines; each call
+// returns the first one's result.
+func (c *Child) Stop(ctx context.Context) error {
+	c.host.mu.Lock()
+	c.stopping = true
+	c.host.mu.Unlock()
+	c.stopOnce.Do(func() {
+		c.stopErr = c.end(ctx)
+		c.finish()
+	})
+	return c.stopErr
+}
+
+// finishOnce ends the bookkeeping of a run that is over by itself.
+func (c *Child) finishOnce() { c.stopOnce.Do(c.finish) }
+
+// end is Stop's escalation: the group at once, also what of it is not
+// listed yet, then every member found; each member gets one TERM, the
+// group's or its own.
+func (c *Child) end(ctx context.Context) error {
+	c.host.mu.Lock()
+	if !c.groupGone {
+		c.kept = c.list() // for the escalation, not the record: it goes
+	}
+	seen := slices.Clone(c.kept)
+	c.host.mu.Unlock()
+	grouped := c.groupSignal(syscall.SIGTERM)
+	var left []proc.Member
+	e := c.escalation(c.cfg.Grace, func() ([]proc.Member, bool) {
+		var executing bool
+		left, executing = c.members(seen)
+		// What was seen once is followed until it is gone, also once
+		// its parent has been ended and it has left the child's
+		// subtree.
+		seen = proc.Unique(append(seen, left...))
+		return left, executing
+	})
+	e.Hurry = ctx.Done()
+	e.Send = func(m proc.Member, sig syscall.Signal) error {
+		if sig == syscall.SIGTERM && grouped && c.inGroup(m) {
+			return nil // the group's TERM reached it
+		}
+		return proc.Host().Signal(m, sig)
+	}
+	e.KillAll = func() {
+		c.group.KillAll()
+		c.groupSignal(syscall.SIGKILL)
+	}
+	// Not woken by ctx: past it the members have had KILL, and a wait
+	// that returned at once would spin over the scan.
+	e.Wait = func(deadline time.Time) {
+		time.Sleep(min(5*time.Millisecond, max(time.Millisecond, time.Until(deadline))))
+	}
+	if e.Run() {
+		return nil
+	}
+	err := fmt.Errorf("still alive %v after SIGKILL", proc.KillWait)
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	pids := make([]int, len(left))
+	for i, m := range left {
+		pids[i] = m.PID
+	}
+	return &StopError{Name: c.cfg.Name, RunID: c.cfg.RunID, Left: pids, Err: err}
+}
+
+// members lists the run's live members for a Stop: those carrying its
+// run id, its tree with what was seen before, and its cgroup's. It
+// reports too whether one of the caller's processes is in the middle of
+// an execve, and cannot be told a member or not yet.
+func (c *Child) members(seen []proc.Member) ([]proc.Member, bool) {
+	fs := proc.Host()
+	ms, executing := fs.Scan([]string{c.entry()})
+	executing = fs.OwnedPIDs(executing, os.Getuid())
+	tree, held := c.tree(seen)
+	if !held {
+		c.goneGroup()
+	}
+	return proc.Unique(append(append(ms, tree...), c.group.Members()...)), len(executing) > 0
+}
+
+// groupSignal signals the child's process group while its number is the
+// child's own.
+func (c *Child) groupSignal(sig syscall.Signal) bool {
+	return c.held() && unix.Kill(-c.pid, sig) == nil
+}
+
+// inGroup reports whether m is still the same process, in the child's
+// process group.
+func (c *Child) inGroup(m proc.Member) bool {
+	st, err := proc.Host().Stat(m.PID)
+	return err == nil && st.StartTime == m.StartTime && st.PGID == c.pid
+}
+
+// goneGroup tells the watchdog, once, that the child is reaped: its
+// group's number is no longer the run's.
+func (c *Child) goneGroup() {
+	h := c.host
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !c.groupGone {
+		c.groupGone = true
+		c.guard.wd.RunGroupGone(c.cfg.RunID)
+	}
+}
+
+// finish ends the run's bookkeeping, once: the watchdog forgets it, its
+// record and cgroup go, and the Host lets go of it.
+func (c *Child) finish() {
+	h := c.host
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c.guard.wd.RunOver(c.cfg.RunID)
+	c.release()
+	delete(h.children, c.cfg.RunID)
+	trace.Printf("host: run %s of %s over", c.cfg.RunID, c.cfg.Name)
+}
+
+// arm gives a child the parent-death signal and a process group of its
+// own, the two things every tethered child is started with.
+func (c Config) arm(a *syscall.SysProcAttr) {
+	a.Pdeathsig = c.Signal
+	a.Setpgid = true
+}
+
+// The spawner is one goroutine, locked to its OS thread for the life of
+// the process: the children it forks are tied to this thread, which
+// therefore must never exit.
+var (
+	spawnerOnce sync.Once
+	spawnerReqs chan startRequest
+)
+
+type startRequest struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func spawnerLoop() {
+	runtime.LockOSThread()
+	for req := range spawnerReqs {
+		req.done <- req.cmd.Start()
+	}
+}
+
+// onSpawner runs cmd.Start on the spawner thread.
+func onSpawner(cmd *exec.Cmd) error {
+	spawnerOnce.Do(func() {
+		spawnerReqs = make(chan startRequest)
+		go spawnerLoop()
+	})
+	req := startRequest{cmd: cmd, done: make(chan error, 1)}
+	spawnerReqs <- req
+	return <-req.done
+}

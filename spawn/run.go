@@ -1,0 +1,177 @@
+//go:build linux || darwin
+
+package spawn
+
+import (
+	"syscall"
+	"time"
+
+	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/registry"
+	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/internal/watchdog"
+	"github.com/tetherproc/tether/probe"
+)
+
+// keepEvery is how often a run's tree is listed and written down, for its
+// watchdog and its record, by Supervise and by a Host alike: a descendant
+// that renamed itself or cleared its environment and is younger than this
+// when the supervisor is killed with SIGKILL may be missed, unless its
+// parent is still in the tree then.
+const keepEvery = 250 * time.Millisecond
+
+// run is one run's bookkeeping, the same for a Host's child and for
+// Supervise: who the run is (its resolved Config), its cgroup, the list
+// of its tree kept since it started, the record that list is written to,
+// and the watchdog that is told of it. What differs between the two is
+// how the tree is found (a subreaper's subtree, a child's) and who reaps.
+type run struct {
+	cfg Config
+	// command is the command line the record shows.
+	command []string
+	// forwards says that the run's supervisor forwards signals to it and
+	// ends it whole on TERM: tether run's, never a program's, whose
+	// record must not have reclaim end the program through it.
+	forwards bool
+	// group is the run's cgroup; nil when it has none.
+	group *cgroup.Group
+	// kept is the tree as last written down.
+	kept []proc.Member
+	// rec is the run's record once written (recTried); nil without.
+	rec      *registry.Writer
+	recTried bool
+	// guard holds the watchdog told of the run: the run's own, or its
+	// Host's, shared by every child.
+	guard *guard
+}
+
+// entry is the environment entry every process of the run carries.
+func (r *run) entry() string { return probe.RunIDVar + "=" + r.cfg.RunID }
+
+// newCgroup makes the run's cgroup, stamped with the run's entries
+// alone (an empty environment stamped), for the command to be born in.
+func (r *run) newCgroup() error {
+	g, err := cgroup.New(r.cfg.RunID, r.cfg.environ([]string{}))
+	if err == nil {
+		r.group = g
+	}
+	return err
+}
+
+// keep writes the tree down: the run's record is written the first time
+// there is a tree to write (what has tether check and reclaim know a
+// renamed member), and its members after. A run over before that (most
+// short commands) costs nothing. A directory that is refused leaves the
+// run without a record (traced), as the markers alone were before; it is
+// not tried again. The watchdog is fed by the caller: a Host's is told
+// every child's tree at once.
+func (r *run) keep(ms []proc.Member) {
+	r.kept = ms
+	ids := make([]registry.ID, len(ms))
+	for i, m := range ms {
+		ids[i] = registry.ID(m)
+	}
+	if r.rec != nil {
+		r.rec.Members(ids)
+		return
+	}
+	if r.recTried || len(ids) == 0 {
+		return
+	}
+	r.recTried = true
+	r.rec, _ = registry.Create(registry.Record{
+		RunID:      r.cfg.RunID,
+		Name:       r.cfg.Name,
+		Supervisor: registry.ID(r.cfg.Supervisor),
+		Watchdog:   r.guard.id(),
+		Forwards:   r.forwards,
+		Cgroup:     r.group.Path(),
+		Command:    r.command,
+		Stamp:      r.cfg.environ([]string{}),
+		Members:    ids,
+	})
+	if r.rec != nil {
+		trace.Printf("run record %s written", r.rec.Path())
+	}
+}
+
+// escalation is the run's one TERM, grace, KILL: each member found by
+// list gets TERM, up to grace, then the cgroup's kill and KILL to each.
+// A caller sets what it does otherwise (a group's signal first, a
+// deadline).
+func (r *run) escalation(grace time.Duration, list func() ([]proc.Member, bool)) proc.Escalation {
+	return proc.Escalation{
+		Grace:   grace,
+		List:    list,
+		Send:    proc.Host().Signal,
+		KillAll: r.group.KillAll,
+		What:    "end of " + r.cfg.Name + " (run " + r.cfg.RunID + ")",
+	}
+}
+
+// release lets go of what the run holds once it is over: its record
+// and its cgroup.
+func (r *run) release() {
+	r.rec.Remove()
+	r.group.Release()
+}
+
+// maxWatchdogs bounds how many watchdogs a run or a Host starts: one
+// that dies as soon as it starts is not started forever.
+const maxWatchdogs = 8
+
+// guard holds a watchdog, a run's or a Host's, and replaces it when it
+// dies (a kill -9 of it, the OOM killer): without one, a SIGKILL of the
+// supervisor would leave the trees running. A nil guard's wd is nil,
+// and a nil *watchdog.Watchdog does nothing.
+type guard struct {
+	wd *watchdog.Watchdog
+	// started counts the watchdogs started, the first among them.
+	started int
+}
+
+// watchdog is the guard's watchdog; nil for a nil guard.
+func (g *guard) watchdog() *watchdog.Watchdog {
+	if g == nil {
+		return nil
+	}
+	return g.wd
+}
+
+// id names the watchdog in a run's record.
+func (g *guard) id() registry.ID {
+	wd := g.watchdog()
+	if pid := wd.PID(); pid != 0 && wd.Alive() {
+		if st, err := proc.Host().Stat(pid); err == nil {
+			return registry.ID{PID: pid, StartTime: st.StartTime}
+		}
+	}
+	return registry.ID{}
+}
+
+// replace starts a watchdog in place of one that died with status ws
+// (already reaped), by start, which tells the new one all the first one
+// was before it starts: a supervisor killed right after the fork leaves
+// it knowing the runs. It reports whether there is a new one; the
+// records of the runs it watches are to be told its id.
+func (g *guard) replace(ws syscall.WaitStatus, start func() (*watchdog.Watchdog, error)) bool {
+	old := g.wd
+	old.Reaped()
+	old.Stop() // reaped: only its descriptors are closed
+	g.wd = nil
+	if g.started >= maxWatchdogs {
+		trace.Printf("watchdog %d died (status %d); %d started already: going on without one", old.PID(), exitcode.Wait(ws), g.started)
+		return false
+	}
+	wd, err := start()
+	if err != nil {
+		trace.Printf("watchdog %d died (status %d); no new one: %v", old.PID(), exitcode.Wait(ws), err)
+		return false
+	}
+	g.wd = wd
+	g.started++
+	trace.Printf("watchdog %d died (status %d): replaced by %d", old.PID(), exitcode.Wait(ws), wd.PID())
+	return true
+}
