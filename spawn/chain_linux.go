@@ -20,26 +20,9 @@ func watchChain(chain []proc.Member, ppid int, gone func()) (stop func(), err er
 	if len(chain) == 0 {
 		return func() {}, nil
 	}
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	w, err := openExitWatch(chain)
 	if err != nil {
-		return nil, fmt.Errorf("follow the caller's chain: eventfd: %w", err)
-	}
-	fds := []unix.PollFd{{Fd: int32(wake), Events: unix.POLLIN}}
-	closeAll := func() {
-		for _, p := range fds {
-			unix.Close(int(p.Fd))
-		}
-	}
-	for _, m := range chain {
-		fd, err := unix.PidfdOpen(m.PID, 0)
-		if err == unix.ESRCH {
-			closeAll()
-			return nil, errParentGone
-		} else if err != nil {
-			closeAll()
-			return nil, fmt.Errorf("follow ancestor %d: pidfd_open: %w", m.PID, err)
-		}
-		fds = append(fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+		return nil, err
 	}
 	// The pidfds are open: from now on no ancestor's death goes unseen,
 	// and one that came before the pidfd_open shows too, with no second
@@ -47,48 +30,88 @@ func watchChain(chain []proc.Member, ppid int, gone func()) (stop func(), err er
 	// reaped one's PID is ESRCH, and for its PID to name another
 	// process already the PID space would have had to wrap around in
 	// between.
+	go w.run(gone)
+	// stop does not wait for the watch to end: it closes its own
+	// descriptors once woken.
+	return sync.OnceFunc(w.stop), nil
+}
+
+// exitWatch is one watch of a chain's exits: an eventfd that stop
+// writes to, then a pidfd for each process.
+type exitWatch struct {
+	fds []unix.PollFd
 	// The descriptors are closed by the watch as it ends; stop, which
 	// does not wait for that, writes to the eventfd only while it is
 	// still open (its number could be another file's after).
-	var mu sync.Mutex
-	stopped := false
-	go func() {
-		defer func() {
-			mu.Lock()
-			stopped = true
-			closeAll()
-			mu.Unlock()
-		}()
-		for {
-			_, err := unix.Poll(fds, -1)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil || fds[0].Revents != 0 {
-				return // stopped, or no watch possible
-			}
-			for _, p := range fds[1:] {
-				if p.Revents != 0 {
-					mu.Lock()
-					late := stopped
-					mu.Unlock()
-					if !late {
-						gone()
-					}
-					return
-				}
-			}
+	mu      sync.Mutex
+	stopped bool
+}
+
+// openExitWatch opens the eventfd and a pidfd for each process of chain.
+func openExitWatch(chain []proc.Member) (*exitWatch, error) {
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("follow the caller's chain: eventfd: %w", err)
+	}
+	w := &exitWatch{fds: []unix.PollFd{{Fd: int32(wake), Events: unix.POLLIN}}}
+	for _, m := range chain {
+		fd, err := unix.PidfdOpen(m.PID, 0)
+		if err == unix.ESRCH {
+			w.closeAll()
+			return nil, errParentGone
+		} else if err != nil {
+			w.closeAll()
+			return nil, fmt.Errorf("follow ancestor %d: pidfd_open: %w", m.PID, err)
 		}
+		w.fds = append(w.fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+	}
+	return w, nil
+}
+
+func (w *exitWatch) closeAll() {
+	for _, p := range w.fds {
+		unix.Close(int(p.Fd))
+	}
+}
+
+// run waits until a process exits (gone is called, unless stop came
+// first) or stop wakes it, then closes every descriptor.
+func (w *exitWatch) run(gone func()) {
+	defer func() {
+		w.mu.Lock()
+		w.stopped = true
+		w.closeAll()
+		w.mu.Unlock()
 	}()
-	// stop does not wait for the watch to end: it closes its own
-	// descriptors once woken.
-	return sync.OnceFunc(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !stopped {
-			stopped = true
-			one := [8]byte{1}
-			_, _ = unix.Write(wake, one[:])
+	for {
+		_, err := unix.Poll(w.fds, -1)
+		if err == unix.EINTR {
+			continue
 		}
-	}), nil
+		if err != nil || w.fds[0].Revents != 0 {
+			return // stopped, or no watch possible
+		}
+		for _, p := range w.fds[1:] {
+			if p.Revents != 0 {
+				w.mu.Lock()
+				late := w.stopped
+				w.mu.Unlock()
+				if !late {
+					gone()
+				}
+				return
+			}
+		}
+	}
+}
+
+// stop wakes the watch, once, while its descriptors are open.
+func (w *exitWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped {
+		w.stopped = true
+		one := [8]byte{1}
+		_, _ = unix.Write(int(w.fds[0].Fd), one[:])
+	}
 }

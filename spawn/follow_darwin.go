@@ -60,41 +60,52 @@ func watchExits(pids []int, intact func() bool, gone func()) (stop func(), err e
 		unix.Close(kq)
 		return nil, errParentGone
 	}
-	// The descriptor is closed by whichever comes last, the watch or
-	// stop: never triggered once closed, when its number may be another
-	// file's.
-	var mu sync.Mutex
-	closed := false
-	go func() {
-		defer func() {
-			mu.Lock()
-			closed = true
-			unix.Close(kq)
-			mu.Unlock()
-		}()
-		out := make([]unix.Kevent_t, 1)
-		for {
-			n, err := unix.Kevent(kq, nil, out, nil)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				return // no event will come: the parent is not followed
-			}
-			if n > 0 {
-				if out[0].Filter == unix.EVFILT_PROC {
-					gone()
-				}
-				return
-			}
-		}
+	w := &kqueueWatch{kq: kq}
+	go w.run(gone)
+	return sync.OnceFunc(w.stop), nil
+}
+
+// kqueueWatch is one watch of exit events on a kqueue. The descriptor
+// is closed by whichever comes last, the watch or stop: never triggered
+// once closed, when its number may be another file's.
+type kqueueWatch struct {
+	kq     int
+	mu     sync.Mutex
+	closed bool
+}
+
+// run waits for the first event: an exit (gone is called) or stop's.
+func (w *kqueueWatch) run(gone func()) {
+	defer func() {
+		w.mu.Lock()
+		w.closed = true
+		unix.Close(w.kq)
+		w.mu.Unlock()
 	}()
-	return sync.OnceFunc(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !closed {
-			trigger := unix.Kevent_t{Ident: 1, Filter: unix.EVFILT_USER, Fflags: unix.NOTE_TRIGGER}
-			_, _ = unix.Kevent(kq, []unix.Kevent_t{trigger}, nil, nil)
+	out := make([]unix.Kevent_t, 1)
+	for {
+		n, err := unix.Kevent(w.kq, nil, out, nil)
+		if err == unix.EINTR {
+			continue
 		}
-	}), nil
+		if err != nil {
+			return // no event will come: the parent is not followed
+		}
+		if n > 0 {
+			if out[0].Filter == unix.EVFILT_PROC {
+				gone()
+			}
+			return
+		}
+	}
+}
+
+// stop triggers the user event the watch ends on, while it is open.
+func (w *kqueueWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.closed {
+		trigger := unix.Kevent_t{Ident: 1, Filter: unix.EVFILT_USER, Fflags: unix.NOTE_TRIGGER}
+		_, _ = unix.Kevent(w.kq, []unix.Kevent_t{trigger}, nil, nil)
+	}
 }

@@ -4,6 +4,7 @@ package spawn
 
 import (
 	"os"
+	"os/signal"
 	"strconv"
 	"syscall"
 	"time"
@@ -237,82 +238,6 @@ func (r *supervisor) forward(sig syscall.Signal) {
 	}
 }
 
-// reap collects every exited child of the run without blocking: the
-// command's status is kept, adopted orphans are discarded. A command
-// stopped by a job control signal stops tether too. As the process's
-// sole reaper (Config.SoleReaper) it takes whatever child exits, as an
-// init must; otherwise only the command, the watchdog, and the orphans
-// it can tell are the run's (reapOwn).
-func (r *supervisor) reap() {
-	r.beforeReap()
-	if r.cfg.SoleReaper {
-		for r.reapOne(-1) {
-		}
-		return
-	}
-	r.reapOwn()
-}
-
-// reapOne collects one child that changed state, of which (-1: any),
-// without blocking, and reports whether there was one.
-func (r *supervisor) reapOne(which int) bool {
-	var ws unix.WaitStatus
-	pid, err := unix.Wait4(which, &ws, unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED, nil)
-	if err == unix.EINTR {
-		return true
-	}
-	if err != nil || pid <= 0 {
-		return false
-	}
-	stop, stopped := stopSignalOf(ws)
-	switch {
-	case stopped && pid == r.child:
-		r.suspend(stop)
-	case stopped, continued(ws):
-	case pid == r.child:
-		r.reaped(syscall.WaitStatus(ws))
-	case pid == r.wd().PID():
-		// Dead early: its PID may be recycled, and is never
-		// signalled or waited for again.
-		r.replaceWatchdog(syscall.WaitStatus(ws))
-	default:
-		r.lastOrphan, r.orphaned = syscall.WaitStatus(ws), true
-		trace.Printf("reaped orphan %d", pid)
-	}
-	return true
-}
-
-// reapOwn reaps by PID, never wait4(-1), so that the statuses of the
-// calling program's other children stay for their own exec.Cmd: the
-// command (until it is reaped: its PID may be another child's after), the
-// watchdog, and each child of the process that is one of the run's
-// orphans (ownChildren).
-func (r *supervisor) reapOwn() {
-	for r.child != 0 && !r.done && r.reapOne(r.child) {
-	}
-	if wd := r.wd(); wd.Alive() {
-		r.reapOne(wd.PID())
-	}
-	for _, m := range r.ownChildren() {
-		if m.PID != r.child {
-			r.reapOne(m.PID)
-		}
-	}
-}
-
-// reaped takes the command's end: its status, and its group's, whose
-// number may be recycled from now on.
-func (r *supervisor) reaped(ws syscall.WaitStatus) {
-	r.status = r.init.Status(ws)
-	r.done = true
-	r.wd().GroupGone()
-	if r.status.Signaled() {
-		trace.Printf("command %d killed by %s: exit status %d", r.child, unix.SignalName(r.status.Signal()), exitcode.Wait(r.status))
-	} else {
-		trace.Printf("command %d ended: exit status %d", r.child, exitcode.Wait(r.status))
-	}
-}
-
 // tree lists the live processes of the command's tree: tether's subtree
 // without its watchdog, and the strays found otherwise. As a child
 // subreaper (Linux), tether stays an ancestor of everything its command
@@ -396,5 +321,50 @@ func (r *supervisor) replaceWatchdog(ws syscall.WaitStatus) {
 	}
 	if r.guard.replace(ws, func() (*watchdog.Watchdog, error) { return watchdog.Start(spec) }) {
 		r.rec.Watchdog(r.guard.id())
+	}
+}
+
+// finish runs however Supervise returns: the watchdog is stopped last,
+// after the tree is cleaned up. Unregistering the signals waits on the
+// runtime's signal thread as stopping the watchdog waits on its death,
+// so the two wait side by side.
+func (r *supervisor) finish() {
+	r.finished.Do(func() {
+		// The set-up begun aside is over first: a registration still
+		// under way would outlast the Stop below, and leave a library
+		// caller's process catching TERM into a channel no one reads.
+		_ = r.ready()
+		// Unregistering costs a round trip per signal too, and nothing
+		// needs to wait for it: it finishes on its own.
+		r.late.stop()
+		if r.stopChain != nil {
+			r.stopChain()
+		}
+		if r.cfg.SoleReaper {
+			go signal.Stop(r.sigs)
+		} else {
+			// A library caller's process gets its signals back as
+			// Supervise returns, not a moment later.
+			signal.Stop(r.sigs)
+			if r.unreserve != nil {
+				r.unreserve()
+			}
+		}
+		r.rec.Remove()
+		r.wd().Stop()
+		// Also when the command never started: a group made for it
+		// goes, and the init's pipe is closed.
+		r.init.Close()
+		r.group.Release()
+	})
+}
+
+// dieLikeCommand ends the calling process by the signal the command died
+// of, after the cleanup, with Config.DieBySignal; as PID 1, which no
+// signal ends, it returns.
+func (r *supervisor) dieLikeCommand() {
+	if ws := r.status; ws.Signaled() && r.cfg.DieBySignal && os.Getpid() != 1 {
+		r.finish()
+		dieBy(ws.Signal())
 	}
 }

@@ -3,21 +3,25 @@
 package spawn
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
 // This file holds what Linux gives a run beyond the portable path (the
 // tetherportable build tag, and macOS): the parent-death signal, the
-// child subreaper, and containment (contain.go).
+// child subreaper, containment, and exec in place.
 
 // becomeSubreaper makes every orphan of the tree come back to tether.
 // restore, never nil, puts the flag back as it was: a library caller's
@@ -111,3 +115,111 @@ func (r *supervisor) beforeReap() {}
 
 // adoptsOrphans: the subreaper is given the orphans of the tree.
 const adoptsOrphans = true
+
+// tickState is empty on the full path: the tree is read from the
+// kernel's children lists at each listing, and nothing is kept between
+// two (see platform_portable.go for the portable path's).
+type tickState struct{}
+
+// scanFromNow has nothing to do: no listing scans every environment.
+func (r *supervisor) scanFromNow() {}
+
+// contain sets the child up to start in its container: born in the run's
+// cgroup, or as the init of new namespaces, running the command. It
+// returns the path and arguments to start.
+func (r *supervisor) contain(path string, attr *syscall.ProcAttr) (string, []string, error) {
+	mode := r.cfg.Contain
+	if mode == NoContainment {
+		return path, r.cfg.Args, nil
+	}
+	if mode == ContainAuto || mode == ContainCgroup {
+		err := r.newCgroup()
+		if err == nil {
+			attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, r.group.FD()
+			trace.Printf("contained in cgroup %s", r.group.Path())
+			return path, r.cfg.Args, nil
+		}
+		r.tried = append(r.tried, "cgroup: "+err.Error())
+	}
+	if mode == ContainAuto && r.cfg.Forking || mode == ContainPIDNamespace && r.cfg.Forking {
+		// The namespace's init ends it when the command exits: a
+		// daemon's tree would go with it.
+		r.tried = append(r.tried, "pidns: not with Forking (the namespace ends with the command)")
+		return "", nil, containFailed(mode, r.tried)
+	}
+	if mode == ContainAuto || mode == ContainPIDNamespace {
+		self := selfPath()
+		err := pidns.Usable()
+		if err == nil && (!r.cfg.Reexec || self == "") {
+			err = errors.New("no binary to run as the namespace's init (Config.Reexec)")
+		}
+		if err == nil {
+			var argv []string
+			if r.init, argv, err = pidns.Prepare(self, path, r.cfg.Args, r.cfg.Grace, attr); err == nil {
+				trace.Printf("contained in a new PID namespace, under tether's init")
+				return self, argv, nil
+			}
+		}
+		r.tried = append(r.tried, "pidns: "+err.Error())
+	}
+	return "", nil, containFailed(mode, r.tried)
+}
+
+// Exec replaces the calling process with cfg.Args, as setpriv --pdeathsig
+// does: the parent-death signal is armed on the calling process toward its
+// own parent (unless cfg.OutliveParent), the parent is checked to be
+// alive still, the markers are stamped with the parent as supervisor, and
+// the command is executed in place, keeping the PID. There is no
+// supervisor process, so no watchdog and no cleanup of grandchildren.
+// Exec returns only on failure: a *[StartError].
+func Exec(cfg Config) error {
+	if len(cfg.Args) == 0 {
+		return &StartError{Status: 125, Err: fmt.Errorf("no command")}
+	}
+	path, err := lookPath(cfg.Args[0])
+	if err != nil {
+		return err
+	}
+	ppid := os.Getppid()
+	if cfg.Supervisor.PID == 0 {
+		// A namespace's init has no visible parent; it supervises itself.
+		if cfg.Supervisor, err = selfOrParent(ppid > 0); err != nil {
+			return &StartError{Status: 125, Err: err}
+		}
+	}
+	if cfg, err = cfg.resolve(path); err != nil {
+		return &StartError{Status: 125, Err: err}
+	}
+	env := cfg.environ(nil)
+
+	// The parent-death signal belongs to the thread that sets it, and
+	// execve keeps the calling thread's: set and exec on one thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if !cfg.OutliveParent && ppid > 0 {
+		if err := armParentDeath(ppid, cfg.Signal); err == errParentGone {
+			// Deliver the signal as the kernel would have.
+			_ = unix.Kill(os.Getpid(), cfg.Signal)
+			return &StartError{Status: 128 + int(cfg.Signal), Err: fmt.Errorf("parent %d died before the command started", ppid)}
+		} else if err != nil {
+			return err
+		}
+	}
+	trace.Printf("exec %s in place, run %s", path, cfg.RunID)
+	err = syscall.Exec(path, cfg.Args, env)
+	return &StartError{Status: exitcode.Exec(err), Err: fmt.Errorf("exec %s: %w", path, err)}
+}
+
+// armParentDeath arms sig for when ppid dies, on the calling thread, then
+// checks that ppid did not die before it was armed: errParentGone.
+func armParentDeath(ppid int, sig syscall.Signal) error {
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(sig), 0, 0, 0); err != nil {
+		return &StartError{Status: 125, Err: fmt.Errorf("arm parent-death signal: %w", err)}
+	}
+	if os.Getppid() != ppid {
+		trace.Printf("parent %d died before the parent-death signal was armed", ppid)
+		return errParentGone
+	}
+	trace.Printf("following parent %d: %s when it dies", ppid, unix.SignalName(sig))
+	return nil
+}

@@ -3,8 +3,11 @@
 package spawn
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
@@ -68,4 +71,25 @@ func (c Config) environ(env []string) []string {
 	// namespace: a check from another namespace maps its PID through it.
 	pidns, _ := proc.Host().SelfPIDNamespace()
 	return c.Markers.Environ(env, probe.Stamp{Name: c.Name, Supervisor: c.Supervisor, RunID: c.RunID, PIDNamespace: pidns})
+}
+
+// lookPath resolves the command and classifies failure as a shell does.
+func lookPath(arg0 string) (string, error) {
+	path, err := exec.LookPath(arg0)
+	switch {
+	case err == nil:
+		return path, nil
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return "", &StartError{Status: 127, Err: fmt.Errorf("%s: command not found", arg0)}
+	case errors.Is(err, fs.ErrPermission):
+		return "", &StartError{Status: 126, Err: fmt.Errorf("%s: not executable", arg0)}
+	}
+	return "", &StartError{Status: 126, Err: err}
+}
+
+func or(f, def *os.File) *os.File {
+	if f != nil {
+		return f
+	}
+	return def
 }

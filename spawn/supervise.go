@@ -5,9 +5,7 @@ package spawn
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"sync"
@@ -317,51 +315,6 @@ func (r *supervisor) followCaller() (restore func(), err error) {
 	return restore, err
 }
 
-// finish runs however Supervise returns: the watchdog is stopped last,
-// after the tree is cleaned up. Unregistering the signals waits on the
-// runtime's signal thread as stopping the watchdog waits on its death,
-// so the two wait side by side.
-func (r *supervisor) finish() {
-	r.finished.Do(func() {
-		// The set-up begun aside is over first: a registration still
-		// under way would outlast the Stop below, and leave a library
-		// caller's process catching TERM into a channel no one reads.
-		_ = r.ready()
-		// Unregistering costs a round trip per signal too, and nothing
-		// needs to wait for it: it finishes on its own.
-		r.late.stop()
-		if r.stopChain != nil {
-			r.stopChain()
-		}
-		if r.cfg.SoleReaper {
-			go signal.Stop(r.sigs)
-		} else {
-			// A library caller's process gets its signals back as
-			// Supervise returns, not a moment later.
-			signal.Stop(r.sigs)
-			if r.unreserve != nil {
-				r.unreserve()
-			}
-		}
-		r.rec.Remove()
-		r.wd().Stop()
-		// Also when the command never started: a group made for it
-		// goes, and the init's pipe is closed.
-		r.init.Close()
-		r.group.Release()
-	})
-}
-
-// dieLikeCommand ends the calling process by the signal the command died
-// of, after the cleanup, with Config.DieBySignal; as PID 1, which no
-// signal ends, it returns.
-func (r *supervisor) dieLikeCommand() {
-	if ws := r.status; ws.Signaled() && r.cfg.DieBySignal && os.Getpid() != 1 {
-		r.finish()
-		dieBy(ws.Signal())
-	}
-}
-
 // prepare resolves the command and the stamp, and lays out how the
 // child is started, in its container when it has one.
 func (r *supervisor) prepare() (string, *syscall.ProcAttr, error) {
@@ -384,27 +337,6 @@ func (r *supervisor) prepare() (string, *syscall.ProcAttr, error) {
 		return "", nil, err
 	}
 	return path, attr, nil
-}
-
-// lookPath resolves the command and classifies failure as a shell does.
-func lookPath(arg0 string) (string, error) {
-	path, err := exec.LookPath(arg0)
-	switch {
-	case err == nil:
-		return path, nil
-	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
-		return "", &StartError{Status: 127, Err: fmt.Errorf("%s: command not found", arg0)}
-	case errors.Is(err, fs.ErrPermission):
-		return "", &StartError{Status: 126, Err: fmt.Errorf("%s: not executable", arg0)}
-	}
-	return "", &StartError{Status: 126, Err: err}
-}
-
-func or(f, def *os.File) *os.File {
-	if f != nil {
-		return f
-	}
-	return def
 }
 
 // start waits for the set-up begun aside, settles the terminal, and

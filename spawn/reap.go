@@ -5,8 +5,13 @@ package spawn
 import (
 	"os"
 	"slices"
+	"syscall"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
 )
 
 // A Supervise that is not its process's sole reaper shares the process
@@ -83,4 +88,80 @@ func (r *supervisor) ownChildren() []ownChild {
 	}
 	r.adopted = known
 	return out
+}
+
+// reap collects every exited child of the run without blocking: the
+// command's status is kept, adopted orphans are discarded. A command
+// stopped by a job control signal stops tether too. As the process's
+// sole reaper (Config.SoleReaper) it takes whatever child exits, as an
+// init must; otherwise only the command, the watchdog, and the orphans
+// it can tell are the run's (reapOwn).
+func (r *supervisor) reap() {
+	r.beforeReap()
+	if r.cfg.SoleReaper {
+		for r.reapOne(-1) {
+		}
+		return
+	}
+	r.reapOwn()
+}
+
+// reapOne collects one child that changed state, of which (-1: any),
+// without blocking, and reports whether there was one.
+func (r *supervisor) reapOne(which int) bool {
+	var ws unix.WaitStatus
+	pid, err := unix.Wait4(which, &ws, unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED, nil)
+	if err == unix.EINTR {
+		return true
+	}
+	if err != nil || pid <= 0 {
+		return false
+	}
+	stop, stopped := stopSignalOf(ws)
+	switch {
+	case stopped && pid == r.child:
+		r.suspend(stop)
+	case stopped, continued(ws):
+	case pid == r.child:
+		r.reaped(syscall.WaitStatus(ws))
+	case pid == r.wd().PID():
+		// Dead early: its PID may be recycled, and is never
+		// signalled or waited for again.
+		r.replaceWatchdog(syscall.WaitStatus(ws))
+	default:
+		r.lastOrphan, r.orphaned = syscall.WaitStatus(ws), true
+		trace.Printf("reaped orphan %d", pid)
+	}
+	return true
+}
+
+// reapOwn reaps by PID, never wait4(-1), so that the statuses of the
+// calling program's other children stay for their own exec.Cmd: the
+// command (until it is reaped: its PID may be another child's after), the
+// watchdog, and each child of the process that is one of the run's
+// orphans (ownChildren).
+func (r *supervisor) reapOwn() {
+	for r.child != 0 && !r.done && r.reapOne(r.child) {
+	}
+	if wd := r.wd(); wd.Alive() {
+		r.reapOne(wd.PID())
+	}
+	for _, m := range r.ownChildren() {
+		if m.PID != r.child {
+			r.reapOne(m.PID)
+		}
+	}
+}
+
+// reaped takes the command's end: its status, and its group's, whose
+// number may be recycled from now on.
+func (r *supervisor) reaped(ws syscall.WaitStatus) {
+	r.status = r.init.Status(ws)
+	r.done = true
+	r.wd().GroupGone()
+	if r.status.Signaled() {
+		trace.Printf("command %d killed by %s: exit status %d", r.child, unix.SignalName(r.status.Signal()), exitcode.Wait(r.status))
+	} else {
+		trace.Printf("command %d ended: exit status %d", r.child, exitcode.Wait(r.status))
+	}
 }
