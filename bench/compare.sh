@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the same scenarios under tether and its peers and prints what
-# happened as markdown tables: every cell of the README's comparison is a
+# happened as markdown tables: every cell of docs/comparison.md is a
 # run of this script. Installs the peers with apt-get (and kill-port with
 # npm, when npm is there). Signals only processes it started: each test
 # command writes its own PID to a file, and nothing is looked up by name.

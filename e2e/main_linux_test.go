@@ -17,7 +17,7 @@ import (
 // read, so that it can also be run as another user.
 var tetherBin string
 
-// Exit statuses of tether itself, as the README documents them.
+// Exit statuses of tether itself, as docs/commands.md documents them.
 const (
 	exitUsage  = 125 // bad usage
 	exitFailed = 125 // any other failure of tether's own

@@ -569,7 +569,7 @@ func TestServerReclaimPortNodeHelper(t *testing.T) {
 func TestServerForking(t *testing.T) {
 	// On the portable path there is no subreaper: a daemon that writes
 	// its title over its environment before the first tick is out of
-	// reach (the README's macOS section says so).
+	// reach (docs/platforms.md, macOS, says so).
 	needFull(t, "a daemon is kept below tether by the child subreaper")
 	for _, tc := range []struct {
 		name string

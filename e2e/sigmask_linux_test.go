@@ -24,7 +24,7 @@ func sigBit(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
 // INT and TTOU ignored. TERM and ILL it finds unblocked: Go's runtime
 // unblocks them on tether's threads before any of tether's code runs,
 // the fork takes the forking thread's mask, and the mask tether was
-// started with is kept only in the runtime (the README's signals).
+// started with is kept only in the runtime (docs/signals.md).
 func TestRunKeepsBlockedSignals(t *testing.T) {
 	perl, err := exec.LookPath("perl")
 	if err != nil {

@@ -104,7 +104,7 @@ done
 echo "-- the linux/amd64 archive"
 mkdir "$work/archive"
 tar -xzf "$archive" -C "$work/archive"
-for f in tether README.md LICENSE CHANGELOG.md docs/man/tether.1 completions/tether.bash completions/_tether completions/tether.fish; do
+for f in tether README.md LICENSE CHANGELOG.md docs/commands.md docs/man/tether.1 completions/tether.bash completions/_tether completions/tether.fish; do
 	[ -f "$work/archive/$f" ] || bad "$(basename "$archive") has no $f"
 done
 bin="$work/archive/tether"
@@ -281,7 +281,7 @@ else
 	fi
 fi
 
-echo "-- docker build of the README's recipe"
+echo "-- docker build of the container recipe (docs/recipes.md)"
 if ! command -v docker >/dev/null; then
 	skipped "no docker command"
 elif ! docker info >/dev/null 2>"$work/docker.err"; then
