@@ -184,6 +184,7 @@ var modeListenDeaf = proctest.Register("listen-deaf", func() {
 // line written over in place and erased at the end; off a terminal it
 // says nothing of it.
 func TestReclaimGraceStatusLine(t *testing.T) {
+	t.Parallel() // it waits out a grace or a window, and signals only its own
 	for _, onTTY := range []bool{true, false} {
 		p, port := proctest.StartLine(t, modeListenDeaf, proctest.Spec{})
 		cmd := exec.Command(tetherBin, "reclaim", "--port", port, "--foreign", "--grace", "1500ms")

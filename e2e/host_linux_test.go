@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -82,15 +83,21 @@ func runExecs(t *testing.T, api string, n string) execsReport {
 	return rep
 }
 
-// 2,000 concurrent exec.Command(...).Run() calls of the host's own while
+// 500 concurrent exec.Command(...).Run() calls of the host's own (2,000
+// with TETHER_LONG; a reaper that steals statuses, as a wait4(-1) beside
+// exec.Cmd does, spoils about one call in three) while
 // its tethered children run and leave orphans: each gets its own status,
 // no Wait fails with ECHILD, none of the host's own processes is
 // signalled, and the process is left as it was found.
 func TestHostProgramKeepsItsOwnChildren(t *testing.T) {
+	n := 500
+	if os.Getenv("TETHER_LONG") != "" {
+		n = 2000
+	}
 	for _, api := range []string{"host", "supervise"} {
 		t.Run(api, func(t *testing.T) {
-			rep := runExecs(t, api, "2000")
-			if rep.Runs != 2000 || rep.Wrong != 0 || rep.ECHILD != 0 || rep.Signalled != 0 {
+			rep := runExecs(t, api, strconv.Itoa(n))
+			if rep.Runs != n || rep.Wrong != 0 || rep.ECHILD != 0 || rep.Signalled != 0 {
 				t.Errorf("%d calls: %d wrong statuses, %d ECHILD, %d signalled: %v", rep.Runs, rep.Wrong, rep.ECHILD, rep.Signalled, rep.Errors)
 			}
 			if !rep.SleepAlive {

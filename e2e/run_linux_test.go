@@ -361,6 +361,7 @@ var modeTree = proctest.Starts(proctest.Register("tree", func() {
 // When the command exits, what it left behind goes too: a child in its
 // group, a setsid child, one that ignores TERM, a double-forked orphan.
 func TestRunCleansUpTree(t *testing.T) {
+	t.Parallel() // it waits out a grace or a window, and signals only its own
 	for _, status := range []int{0, 7} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			tr := startTether(t, helperEnv(modeTree, fmt.Sprintf("PROCTEST_STATUS=%d", status)), "run", "--grace", "1s", "--", os.Args[0])

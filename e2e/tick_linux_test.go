@@ -20,6 +20,7 @@ import (
 // on the list written down; the scan of every environment at the TERM
 // no longer can. On the full path the subreaper keeps it below tether.
 func TestRunEndsEscapedDaemonRenamedLater(t *testing.T) {
+	t.Parallel() // it waits out a grace or a window, and signals only its own
 	perl, err := exec.LookPath("perl")
 	if err != nil {
 		t.Skip("no perl to rename the daemon with $0")

@@ -357,6 +357,7 @@ var modeReadStamp = proctest.Register("read-stamp", func() {
 // caller's own processes, and only while they are young. Some of them
 // share a listening socket, so that a port's holders are such processes.
 func TestEnvironmentGoneNoWait(t *testing.T) {
+	t.Parallel() // it waits out a grace or a window, and signals only its own
 	needRoot(t, "processes of another user")
 	bin := proctest.Copy(t, "e2e.test")
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
