@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
@@ -60,7 +61,7 @@ func checkJSON(t *testing.T, env []string, args ...string) (probe.Report, int) {
 
 func stampEnv(t *testing.T, name string, sup probe.Supervisor) []string {
 	t.Helper()
-	return (probe.Markers{}).Environ(nil, probe.Stamp{Name: name, Supervisor: sup, RunID: probe.NewRunID()})
+	return (probe.Markers{}).Environ(nil, probe.Stamp{Name: name, Supervisor: sup, RunID: marker.NewRunID()})
 }
 
 func selfSupervisor(t *testing.T) probe.Supervisor {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
@@ -112,7 +113,7 @@ func TestReclaimManyUnderProcessLimit(t *testing.T) {
 		t.Skip("needs root to start processes as uid 65534")
 	}
 	const n = 200
-	runID := probe.NewRunID()
+	runID := marker.NewRunID()
 	stamp := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "many", Supervisor: probe.Supervisor{PID: 1 << 22, StartTime: 1}, RunID: runID})
 	for i := 0; i < n; i++ {
 		cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; exec sleep 300")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
@@ -54,7 +55,7 @@ func hostPIDOf(t *testing.T, name string) int {
 // is supervised, and no reclaim from the host signals it.
 func TestPIDNamespaceSupervisedFromHost(t *testing.T) {
 	unshare := needUnshare(t)
-	name := "nsin-" + probe.NewRunID()[:8]
+	name := "nsin-" + marker.NewRunID()[:8]
 	ns := startProgram(t, unshare, helperEnv(modeSelf, "PROCTEST_STAY=1"),
 		"--pid", "--fork", "--kill-child", "--mount-proc", tetherBin, "run", "--name", name, "--", os.Args[0])
 	inside := readSelf(t, ns.line(t))
@@ -88,7 +89,7 @@ func TestPIDNamespaceHostStampSeenFromInside(t *testing.T) {
 	if err != nil {
 		t.Skip("no nsenter(1)")
 	}
-	name := "nsout-" + probe.NewRunID()[:8]
+	name := "nsout-" + marker.NewRunID()[:8]
 	run := startTether(t, helperEnv(modeSelf, "PROCTEST_STAY=1"),
 		"run", "--name", name, "--", unshare, "--pid", "--fork", "--kill-child", "--mount-proc", os.Args[0])
 	inside := readSelf(t, run.line(t))
@@ -111,7 +112,7 @@ func TestPIDNamespaceHostStampSeenFromInside(t *testing.T) {
 func TestPIDNamespaceStrandedReclaimedFromHost(t *testing.T) {
 	needFull(t, "it strands the command with --exec")
 	unshare := needUnshare(t)
-	name := "nsgone-" + probe.NewRunID()[:8]
+	name := "nsgone-" + marker.NewRunID()[:8]
 	// In the namespace: its init (sleep) outlives a shell that starts
 	// tether run --exec, whose supervisor is that shell, and then exits
 	// when the test closes its standard input.

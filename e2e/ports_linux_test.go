@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
 )
@@ -59,7 +60,7 @@ func TestPortArgumentsBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	sup.StartTime++ // the test's PID with another start time: a supervisor gone
-	env := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "held", Supervisor: sup, RunID: probe.NewRunID()})
+	env := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "held", Supervisor: sup, RunID: marker.NewRunID()})
 	pr, pw := pipe(t)
 	holder := proctest.Start(t, modeListen, proctest.Spec{Env: append(env, "PROCTEST_LISTEN=tcp4"), Stdout: pw})
 	pw.Close()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
 )
@@ -93,7 +94,7 @@ func strandedEnv(t *testing.T, name, runID string) []string {
 
 // Freeing a stuck port by hand: dry run, then the real thing.
 func TestReclaimPortCLI(t *testing.T) {
-	runID := probe.NewRunID()
+	runID := marker.NewRunID()
 	p, port := startListener(t, strandedEnv(t, "web", runID))
 	ps := tether(t, nil, "ps", "--run-id", runID)
 	if ps.code != 0 || !strings.Contains(ps.stdout, "stranded") || !strings.Contains(ps.stdout, "tcp/"+port) {
@@ -140,7 +141,7 @@ func TestRunPort(t *testing.T) {
 	}
 	wantRunning(t, foreign, "the foreign holder")
 
-	supervised, sport := startListener(t, (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: selfSupervisor(t), RunID: probe.NewRunID()}))
+	supervised, sport := startListener(t, (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: selfSupervisor(t), RunID: marker.NewRunID()}))
 	r = tether(t, nil, "run", "--port", sport, "--", "/bin/true")
 	wantUsage(t, r, sport)
 	if !strings.Contains(r.stderr, "supervised") {
@@ -148,7 +149,7 @@ func TestRunPort(t *testing.T) {
 	}
 	wantRunning(t, supervised, "the supervised holder")
 
-	stranded, stport := startListener(t, strandedEnv(t, "web", probe.NewRunID()))
+	stranded, stport := startListener(t, strandedEnv(t, "web", marker.NewRunID()))
 	r = tether(t, nil, "run", "--port", stport, "--", "/bin/sh", "-c", "echo started")
 	if r.code != 0 || r.stdout != "started\n" {
 		t.Fatalf("%+v; want exit 0 and stdout \"started\"", r)

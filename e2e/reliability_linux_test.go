@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/internal/marker"
 )
 
 // Many tether runs side by side while reclaim runs again and again: no
@@ -23,7 +23,7 @@ func TestConcurrentRunsSurviveReclaimLoopStress(t *testing.T) {
 }
 
 func concurrentRunsSurviveReclaimLoop(t *testing.T, n int) {
-	name := "rel-" + probe.NewRunID()[:8]
+	name := "rel-" + marker.NewRunID()[:8]
 	runs := make([]*running, n)
 	children := make([]int, n)
 	var wg sync.WaitGroup
@@ -92,7 +92,7 @@ func TestReclaimAsOtherUserSignalsNothing(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run tether as uid 65534")
 	}
-	runID := probe.NewRunID()
+	runID := marker.NewRunID()
 	p, port := startListener(t, strandedEnv(t, "web", runID))
 	for _, tc := range []struct {
 		args []string

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
@@ -303,7 +304,7 @@ func TestRunStampsMarkers(t *testing.T) {
 func TestRunDefaultName(t *testing.T) {
 	tr := startTether(t, helperEnv(modeSelf), "run", "--", os.Args[0])
 	s := readSelf(t, tr.line(t))
-	if want := probe.NameFor(os.Args[0]); s.Env["TETHER_NAME"] != want {
+	if want := marker.NameFor(os.Args[0]); s.Env["TETHER_NAME"] != want {
 		t.Errorf("name %q, want %q", s.Env["TETHER_NAME"], want)
 	}
 	tr.wait(t)

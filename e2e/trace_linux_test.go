@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/internal/marker"
 )
 
 // TETHER_DEBUG=1 and --debug print one line per decision on stderr, each
@@ -45,7 +45,7 @@ func TestTraceSwitch(t *testing.T) {
 			}
 		})
 	}
-	r := tether(t, []string{"TETHER_DEBUG=1"}, "reclaim", "--dry-run", "--run-id", probe.NewRunID())
+	r := tether(t, []string{"TETHER_DEBUG=1"}, "reclaim", "--dry-run", "--run-id", marker.NewRunID())
 	if r.code != 0 || !strings.Contains(r.stderr, "scan for") || !strings.Contains(r.stdout, "nothing to reclaim") {
 		t.Errorf("reclaim --dry-run traced: exit %d, stdout %q, stderr %q; want 0, nothing to reclaim, and the scan traced", r.code, r.stdout, r.stderr)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
@@ -62,7 +63,7 @@ func TestRunPortRefusalHasNoReclaimHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "held", Supervisor: sup, RunID: probe.NewRunID()})
+	env := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "held", Supervisor: sup, RunID: marker.NewRunID()})
 	pr, pw := pipe(t)
 	proctest.Start(t, modeListen, proctest.Spec{Env: append(env, "PROCTEST_LISTEN=tcp4"), Stdout: pw})
 	pw.Close()

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
@@ -66,7 +67,7 @@ func deadSupervisor(t *testing.T) probe.Supervisor {
 }
 
 func TestCheckSupervised(t *testing.T) {
-	runID := probe.NewRunID()
+	runID := marker.NewRunID()
 	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: self(t), RunID: runID})
 	r := check(t, p.PID(), probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Supervised)
@@ -88,7 +89,7 @@ func TestCheckSupervised(t *testing.T) {
 
 func TestCheckStrandedSupervisorGone(t *testing.T) {
 	dead := deadSupervisor(t)
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: dead, RunID: probe.NewRunID()})
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: dead, RunID: marker.NewRunID()})
 	r := check(t, p.PID(), probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Stranded)
 	if r.Supervisor == nil || r.Supervisor.State != probe.SupervisorGone || r.Supervisor.PID != dead.PID {
@@ -101,7 +102,7 @@ func TestCheckStrandedSupervisorGone(t *testing.T) {
 func TestCheckStrandedSupervisorPIDReused(t *testing.T) {
 	reused := self(t)
 	reused.StartTime++
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: reused, RunID: probe.NewRunID()})
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: reused, RunID: marker.NewRunID()})
 	r := check(t, p.PID(), probe.Query{})
 	wantVerdict(t, r, probe.Stranded)
 	if r.Supervisor.State != probe.SupervisorReused {
@@ -116,7 +117,7 @@ func TestCheckStrandedSupervisorZombie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: s, RunID: probe.NewRunID()})
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: s, RunID: marker.NewRunID()})
 	r := check(t, p.PID(), probe.Query{})
 	wantVerdict(t, r, probe.Stranded)
 	if r.Supervisor.State != probe.SupervisorZombie {
@@ -127,7 +128,7 @@ func TestCheckStrandedSupervisorZombie(t *testing.T) {
 // The supervisor's PID now names a thread: the process it named is gone.
 func TestCheckStrandedSupervisorIsThread(t *testing.T) {
 	tid := threadOfSelf(t)
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: probe.Supervisor{PID: tid, StartTime: 1}, RunID: probe.NewRunID()})
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: probe.Supervisor{PID: tid, StartTime: 1}, RunID: marker.NewRunID()})
 	wantVerdict(t, check(t, p.PID(), probe.Query{}), probe.Stranded)
 }
 
@@ -307,7 +308,7 @@ func TestCheckUnverifiable(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run the check as another user (uid 65534)")
 	}
-	target := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: deadSupervisor(t), RunID: probe.NewRunID()})
+	target := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: deadSupervisor(t), RunID: marker.NewRunID()})
 	pr, pw := io.Pipe()
 	checker := proctest.Start(t, modeCheck, proctest.Spec{
 		Path:        proctest.Copy(t, "probe.test"),
@@ -334,7 +335,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := proctest.Start(b, proctest.Wait, proctest.Spec{
-		Env: (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: sup, RunID: probe.NewRunID()}),
+		Env: (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: sup, RunID: marker.NewRunID()}),
 	})
 	b.ReportAllocs()
 	for b.Loop() {
@@ -377,7 +378,7 @@ func TestExecutingOnlyMidExec(t *testing.T) {
 // Perl's $0) cannot be told apart any more: unverifiable, with the
 // reason, never foreign.
 func TestCheckRenamedIsUnverifiable(t *testing.T) {
-	stamp := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: self(t), RunID: probe.NewRunID()})
+	stamp := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: self(t), RunID: marker.NewRunID()})
 	out, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

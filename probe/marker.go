@@ -20,7 +20,8 @@ const (
 	// SupervisorVar holds "PID:START" of the process whose death strands
 	// the tethered one; see [Supervisor].
 	SupervisorVar = marker.SupervisorVar
-	// RunIDVar holds the 32-hex-digit id of the run; see [NewRunID].
+	// RunIDVar holds the id of the run: 32 lowercase hex digits,
+	// random per run.
 	RunIDVar = marker.RunIDVar
 	// PIDNamespaceVar holds the inode number of the PID namespace in
 	// which the PID of SupervisorVar is to be read (as in
@@ -93,7 +94,7 @@ func validateVarName(key string) error {
 type Stamp struct {
 	Name       string     // see [Stamp.Validate]
 	Supervisor Supervisor // the process whose death strands the child
-	RunID      string     // see [NewRunID]
+	RunID      string     // see [Stamp.Validate]
 	// PIDNamespace is the supervisor's PID namespace; 0 leaves
 	// PIDNamespaceVar out.
 	PIDNamespace uint64
@@ -102,7 +103,7 @@ type Stamp struct {
 // Validate checks the values of s that are set, naming a bad one: Name,
 // 1 to 64 characters of A-Z a-z 0-9 . _ - (so that it can stand in an
 // environment entry, a file name and a log line as is), and RunID,
-// exactly 32 lowercase hex digits ([NewRunID]).
+// exactly 32 lowercase hex digits (random per run).
 func (s Stamp) Validate() error {
 	if s.Name != "" {
 		if err := validateName(s.Name); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/probe"
 )
 
@@ -106,7 +107,7 @@ func TestNameFor(t *testing.T) {
 		"node=index.js":          "node_index.js",
 	}
 	for in, want := range tests {
-		got := probe.NameFor(in)
+		got := marker.NameFor(in)
 		if got != want {
 			t.Errorf("NameFor(%q) = %q, want %q", in, got, want)
 		}
@@ -117,7 +118,7 @@ func TestNameFor(t *testing.T) {
 }
 
 func TestRunID(t *testing.T) {
-	a, b := probe.NewRunID(), probe.NewRunID()
+	a, b := marker.NewRunID(), marker.NewRunID()
 	if a == b {
 		t.Errorf("two run ids alike: %s", a)
 	}

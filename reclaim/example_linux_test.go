@@ -2,6 +2,8 @@ package reclaim_test
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,7 +29,10 @@ func ExampleReclaim() {
 	}
 	_ = gone.Wait()
 
-	runID := probe.NewRunID()
+	// A run id: 32 lowercase hex digits, random, the owner's secret.
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	runID := hex.EncodeToString(b[:])
 	cmd := exec.Command("/bin/sleep", "60")
 	cmd.Env = (probe.Markers{}).Environ(nil, probe.Stamp{Name: "example", Supervisor: sup, RunID: runID})
 	if err := cmd.Start(); err != nil {

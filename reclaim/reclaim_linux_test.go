@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
@@ -38,7 +39,7 @@ func newWorld(t *testing.T) *world {
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	return &world{t: t, runID: probe.NewRunID(), dead: dead}
+	return &world{t: t, runID: marker.NewRunID(), dead: dead}
 }
 
 func (w *world) self() probe.Supervisor {

@@ -29,7 +29,7 @@ func (unsupported) Unwrap() error { return errors.ErrUnsupported }
 // Config is how a command is tethered: the same for [Host.Start],
 // [Supervise] and [Exec]. The zero value of each field is a sensible default.
 type Config struct {
-	// Name is stamped as the name variable; default: [probe.NameFor]
+	// Name is stamped as the name variable; default: [marker.NameFor]
 	// the command.
 	Name string
 	// Markers names the marker and name variables; default TETHER and
@@ -37,7 +37,7 @@ type Config struct {
 	Markers probe.Markers
 	// Signal is the parent-death signal; default SIGTERM.
 	Signal syscall.Signal
-	// RunID is stamped as TETHER_RUN_ID; default a new [probe.NewRunID].
+	// RunID is stamped as TETHER_RUN_ID; default a new [marker.NewRunID].
 	RunID string
 	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
 	// process, or with Exec its parent.

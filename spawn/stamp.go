@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"syscall"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/probe"
 )
@@ -18,7 +19,7 @@ import (
 // validates the result.
 func (c Config) resolve(command string) (Config, error) {
 	if c.Name == "" {
-		c.Name = probe.NameFor(command)
+		c.Name = marker.NameFor(command)
 	}
 	if err := c.Markers.Validate(); err != nil {
 		return c, err
@@ -27,7 +28,7 @@ func (c Config) resolve(command string) (Config, error) {
 		c.Signal = syscall.SIGTERM
 	}
 	if c.RunID == "" {
-		c.RunID = probe.NewRunID()
+		c.RunID = marker.NewRunID()
 	}
 	if err := (probe.Stamp{Name: c.Name, RunID: c.RunID}).Validate(); err != nil {
 		return c, err

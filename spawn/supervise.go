@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
-	"github.com/tetherproc/tether/probe"
 )
 
 // containFailed is the error of a containment that could not be had.
@@ -186,7 +186,7 @@ func newRun(cfg Config) (*supervisor, []os.Signal, error) {
 		return nil, nil, &StartError{Status: 125, Err: errors.New("Config.Reexec: the program's main must call spawn.Init first (started again as the watchdog, it would run main)")}
 	}
 	if cfg.RunID == "" {
-		cfg.RunID = probe.NewRunID()
+		cfg.RunID = marker.NewRunID()
 	}
 	in, err := readInherited()
 	if err != nil {

@@ -51,7 +51,7 @@ func New(runID string, stamp []string) (*Group, error) {
 // also tells whether the kernel has cgroup.kill (Linux 5.14+), a file
 // of every group but the root.
 func Try() (hasKill bool, err error) {
-	// A run id of its own, made as probe.NewRunID makes one (which
+	// A run id of its own, made as marker.NewRunID makes one (which
 	// this package, used by probe, cannot call).
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())

@@ -1,7 +1,10 @@
 package marker
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 )
@@ -62,4 +65,17 @@ func ParseID(s string) (ID, error) {
 		return ID{}, fmt.Errorf("%q: bad start time %q", s, st)
 	}
 	return ID{PID: pid, StartTime: start}, nil
+}
+
+// NewRunID returns a fresh random run id. A run id must be unique and
+// not to be guessed by another user (it is in the environment of every
+// process of the run, which only its owner and root can read, and on no
+// command line): the runtime's generator (ChaCha8, seeded from the
+// kernel's randomness at each start) is enough, and crypto/rand would add
+// a timer of its own to every start-up.
+func NewRunID() string {
+	var b [RunIDLen / 2]byte
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
+	return hex.EncodeToString(b[:])
 }

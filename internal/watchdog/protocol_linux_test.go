@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/probe"
 )
 
 // The cases of the pipe protocol, run against each of its three readers:
@@ -145,7 +145,7 @@ func TestMemberList(t *testing.T) {
 	for pid := 1; pid <= 10; pid++ {
 		older = append(older, proc.Member{PID: pid, StartTime: 123456})
 	}
-	runID := probe.NewRunID()
+	runID := marker.NewRunID()
 	old := encodeMembers(runID, older)
 	b := encodeMembers(runID, ms)
 	over := append(append([]byte{}, b...), old[len(b):]...)

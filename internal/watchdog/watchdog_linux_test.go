@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
 )
@@ -25,7 +26,7 @@ func TestWatchdogEndsRunWhenSupervisorVanishes(t *testing.T) {
 		{"no shell", "/nonexistent/sh"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			runID := probe.NewRunID()
+			runID := marker.NewRunID()
 			member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{probe.RunIDVar + "=" + runID}})
 			wd, err := Start(Spec{Path: os.Args[0], Shell: c.shell, RunID: runID, Grace: time.Second})
 			if err != nil {
@@ -47,7 +48,7 @@ func TestWatchdogEndsRunWhenSupervisorVanishes(t *testing.T) {
 
 // A watchdog told that the supervisor is done leaves the run alone.
 func TestWatchdogToldDoneEndsNothing(t *testing.T) {
-	runID := probe.NewRunID()
+	runID := marker.NewRunID()
 	member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{probe.RunIDVar + "=" + runID}})
 	wd, err := Start(Spec{Path: os.Args[0], Shell: "/bin/sh", RunID: runID, Grace: time.Second})
 	if err != nil {
@@ -74,7 +75,7 @@ func TestWatchdogToldDoneEndsNothing(t *testing.T) {
 // command line with no list, or a list with none.
 func TestWatchdogRefusesOtherThanRunID(t *testing.T) {
 	member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"REVIEW_MARK=xyz"}})
-	for _, head := range []string{"REVIEW_MARK=xyz", "TETHER=1", probe.RunIDVar + "=" + probe.NewRunID(), "ABC", ""} {
+	for _, head := range []string{"REVIEW_MARK=xyz", "TETHER=1", probe.RunIDVar + "=" + marker.NewRunID(), "ABC", ""} {
 		list, err := memberFile()
 		if err != nil {
 			t.Fatal(err)
