@@ -33,6 +33,7 @@ const (
 )
 
 func main() {
+	trace.FromEnv()
 	if !trace.On() {
 		// No Go traceback reaches a user: a fatal error of the runtime
 		// (no thread can be created under ulimit -u) prints its one

@@ -39,10 +39,12 @@ func daemonHookHelper() {
 
 // A daemon left by a command that exited 0 is told to the caller's
 // OnDaemonEnded, and ended; the library writes nothing to stderr of its
-// own: the words are the caller's (tether run prints them).
+// own: the words are the caller's (tether run prints them), and
+// TETHER_DEBUG in a program's environment is tether's binary's to read,
+// not the library's.
 func TestDaemonEndedTold(t *testing.T) {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(proctest.CleanEnv(), proctest.Mode(modeDaemonHook), proctest.IDVar+"="+proctest.TestID(t))
+	cmd.Env = append(proctest.CleanEnv(), proctest.Mode(modeDaemonHook), proctest.IDVar+"="+proctest.TestID(t), "TETHER_DEBUG=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/tetherproc/tether/internal/pidns"
+	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 )
 
@@ -19,8 +20,12 @@ func Init() {
 	}
 	switch os.Args[1] {
 	case watchdog.Arg:
+		// A helper traces when its supervisor did: the variable is
+		// in its environment then.
+		trace.FromEnv()
 		os.Exit(watchdog.Main(os.Args[2:]))
 	case pidns.Arg:
+		trace.FromEnv()
 		os.Exit(pidns.Main(os.Args[2:]))
 	}
 }

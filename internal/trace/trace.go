@@ -1,7 +1,9 @@
 // Package trace is tether's decision log: with TETHER_DEBUG=1 in the
 // environment (or tether's --debug flag, which sets it), every decision
 // that changes what happens to a process is written as one line on
-// standard error, prefixed "tether[PID]:".
+// standard error, prefixed "tether[PID]:". Only tether's own binary and
+// its helpers read the variable (FromEnv): a Go program that imports the
+// library gets nothing on its standard error, whatever its environment.
 //
 // A supervisor that signals, reaps and kills on its own must be able to
 // say why it did so; without a trace, a failure to follow the parent or a
@@ -32,7 +34,14 @@ var (
 	out io.Writer
 )
 
-func init() { on.Store(enabled(os.Getenv(Var))) }
+// FromEnv turns tracing on when the environment asks for it: called
+// first by tether's main, and by the helpers the binary is started again
+// as (the watchdog, a contained run's init), never by a library package.
+func FromEnv() {
+	if enabled(os.Getenv(Var)) {
+		on.Store(true)
+	}
+}
 
 // enabled reads the variable as a shell user would write it: 1, true,
 // yes or on.
