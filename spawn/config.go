@@ -26,22 +26,30 @@ func (unsupported) Error() string {
 
 func (unsupported) Unwrap() error { return errors.ErrUnsupported }
 
-// Config is how a command is tethered: the same for [Host.Start],
-// [Supervise] and [Exec]. The zero value of each field is a sensible default.
+// Config is how a command is tethered, in two parts. The stamp (Name,
+// Markers, Signal, RunID, Supervisor) is what every entry point writes
+// into the child and arms it with. Supervision is the rest: Grace and
+// Contain count for [Host.Start] and [Supervise]; the other fields are
+// Supervise's (Exec reads Args and OutliveParent), and Host.Start refuses
+// them, naming the field, rather than ignore what it would not do. The
+// zero value of each field is a sensible default.
 type Config struct {
-	// Name is stamped as the name variable; default: [marker.NameFor]
-	// the command.
+	// Name is stamped as the name variable; default: the command's base
+	// name, with each character outside A-Z a-z 0-9 . _ - made '_'.
 	Name string
 	// Markers names the marker and name variables; default TETHER and
 	// TETHER_NAME.
 	Markers probe.Markers
 	// Signal is the parent-death signal; default SIGTERM.
 	Signal syscall.Signal
-	// RunID is stamped as TETHER_RUN_ID; default a new [marker.NewRunID].
+	// RunID is stamped as TETHER_RUN_ID; default a new random one
+	// (32 lowercase hex digits).
 	RunID string
 	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
 	// process, or with Exec its parent.
 	Supervisor probe.Supervisor
+
+	// Supervision.
 
 	// Args is the command line of Supervise and Exec; Args[0] is looked
 	// up in PATH. Host.Start takes the command from its exec.Cmd instead.

@@ -134,10 +134,39 @@ func checkChild(cmd *exec.Cmd, cfg Config) error {
 	if cfg.Grace < 0 {
 		return fmt.Errorf("spawn: Host.Start: Grace %v is negative", cfg.Grace)
 	}
+	if field := superviseOnly(cfg); field != "" {
+		return fmt.Errorf("spawn: Host.Start: %s: Config.%s is Supervise's, not a Host child's", cmd.Path, field)
+	}
 	if a := cmd.SysProcAttr; a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || a.UseCgroupFD) {
 		return fmt.Errorf("spawn: Host.Start: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the Host's to set (the child's process group and cgroup are its run's)", cmd.Path)
 	}
 	return nil
+}
+
+// superviseOnly names the first field of cfg set that only Supervise
+// (or Exec) reads; "" when there is none.
+func superviseOnly(cfg Config) string {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"Args", cfg.Args != nil},
+		{"OutliveParent", cfg.OutliveParent},
+		{"Forking", cfg.Forking},
+		{"OnDaemonEnded", cfg.OnDaemonEnded != nil},
+		{"Reexec", cfg.Reexec}, // a Host's is HostOptions.Reexec
+		{"Stdin", cfg.Stdin != nil},
+		{"Stdout", cfg.Stdout != nil},
+		{"Stderr", cfg.Stderr != nil},
+		{"DieBySignal", cfg.DieBySignal},
+		{"SoleReaper", cfg.SoleReaper},
+		{"LeaveDir", cfg.LeaveDir},
+	} {
+		if f.set {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // watch starts, with the first child, what covers the children: the

@@ -185,8 +185,8 @@ func cgroupOf(pid int) string {
 	return string(data)
 }
 
-// What a Host refuses: a PID namespace, a command started already, and
-// every child once it is closed.
+// What a Host refuses: a PID namespace, a command started already,
+// what only Supervise does, and every child once it is closed.
 func TestHostRefuses(t *testing.T) {
 	h := newHost(t, spawn.HostOptions{})
 	if _, err := h.Start(exec.Command("/bin/true"), spawn.Config{Contain: spawn.ContainPIDNamespace}); err == nil {
@@ -201,6 +201,12 @@ func TestHostRefuses(t *testing.T) {
 	}
 	if _, err := h.Start(exec.Command("/bin/true"), spawn.Config{Grace: -time.Second}); err == nil || !strings.Contains(err.Error(), "-1s") {
 		t.Errorf("a negative grace: %v; want it refused, named", err)
+	}
+	for field, cfg := range map[string]spawn.Config{"Forking": {Forking: true}, "Args": {Args: []string{"x"}}, "Reexec": {Reexec: true}} {
+		cmd := exec.Command("/bin/true")
+		if _, err := h.Start(cmd, cfg); err == nil || !strings.Contains(err.Error(), "Config."+field) || cmd.Process != nil {
+			t.Errorf("Config.%s: %v; want it refused, named, and nothing started", field, err)
+		}
 	}
 	setsid := exec.Command("/bin/true")
 	setsid.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
