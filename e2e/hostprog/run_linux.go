@@ -112,26 +112,50 @@ func execs(api string, n int) error {
 	}
 	sleepDone := make(chan error, 1)
 	go func() { sleepDone <- sleep.Wait() }()
+	stopChildren, err := churnChildren(api, &rep)
+	if err != nil {
+		return err
+	}
+	runCalls(n, &rep)
+	if err := stopChildren(); err != nil {
+		return err
+	}
+	select {
+	case err := <-sleepDone:
+		rep.Errors = append(rep.Errors, fmt.Sprintf("own sleep ended: %v", err))
+	case <-time.After(100 * time.Millisecond):
+		rep.SleepAlive = true
+	}
+	rep.Zombies = zombies()
+	rep.SubreaperAfter = subreaper()
+	rep.SigIgnAfter, rep.SigCgtAfter = sigState()
+	if rep.SleepAlive {
+		_ = sleep.Process.Kill()
+		<-sleepDone
+	}
+	return json.NewEncoder(os.Stdout).Encode(rep)
+}
 
-	// Children that leave orphans (double forks, a session of their
-	// own) and exit, while the calls run.
+// churnChildren starts, through api, children that leave orphans
+// (double forks, a session of their own) and exit while the calls run;
+// stop ends them.
+func churnChildren(api string, rep *report) (stop func() error, err error) {
 	const churn = `for i in 1 2 3 4 5 6 7 8; do (sleep 0.0$i &); setsid sleep 0.05 & done; sleep 3`
-	var stopChildren func() error
 	switch api {
 	case "host":
 		h, err := spawn.NewHost(spawn.HostOptions{Reexec: true})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var cs []*spawn.Child
 		for i := 0; i < 3; i++ {
 			c, err := h.Start(exec.Command("/bin/sh", "-c", churn), spawn.Config{Name: "hostprog-churn"})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			cs = append(cs, c)
 		}
-		stopChildren = func() error {
+		return func() error {
 			for _, c := range cs[1:] {
 				if err := c.Stop(context.Background()); err != nil {
 					return err
@@ -141,7 +165,7 @@ func execs(api string, n int) error {
 			err := h.Close(context.Background())
 			_ = cs[0].Cmd.Wait()
 			return err
-		}
+		}, nil
 	case "supervise", "supervise-sole":
 		done := make(chan error, 1)
 		go func() {
@@ -149,11 +173,14 @@ func execs(api string, n int) error {
 			rep.Status = status
 			done <- err
 		}()
-		stopChildren = func() error { return <-done }
-	default:
-		return fmt.Errorf("execs: unknown API %q", api)
+		return func() error { return <-done }, nil
 	}
+	return nil, fmt.Errorf("execs: unknown API %q", api)
+}
 
+// runCalls makes n concurrent exec.Command(...).Run() calls of the
+// program's own, each of which must see its own exit status, 7.
+func runCalls(n int, rep *report) {
 	var wrong, echild, signalled atomic.Int64
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -181,24 +208,7 @@ func execs(api string, n int) error {
 		}()
 	}
 	wg.Wait()
-	if err := stopChildren(); err != nil {
-		return err
-	}
 	rep.Runs, rep.Wrong, rep.ECHILD, rep.Signalled = n, int(wrong.Load()), int(echild.Load()), int(signalled.Load())
-	select {
-	case err := <-sleepDone:
-		rep.Errors = append(rep.Errors, fmt.Sprintf("own sleep ended: %v", err))
-	case <-time.After(100 * time.Millisecond):
-		rep.SleepAlive = true
-	}
-	rep.Zombies = zombies()
-	rep.SubreaperAfter = subreaper()
-	rep.SigIgnAfter, rep.SigCgtAfter = sigState()
-	if rep.SleepAlive {
-		_ = sleep.Process.Kill()
-		<-sleepDone
-	}
-	return json.NewEncoder(os.Stdout).Encode(rep)
 }
 
 // subreaper is the process's child-subreaper flag.
