@@ -9,9 +9,10 @@ import (
 // On macOS libproc answers a port lookup without netstat or lsof
 // (libproc.go): proc_pidinfo's PROC_PIDLISTFDS lists a process's
 // descriptors, and proc_pidfdinfo's PROC_PIDFDSOCKETINFO describes one
-// socket. The parsers of its answers are here, in no build file of their
-// own, so that they are tested on Linux against byte fixtures laid out as
-// XNU lays them out.
+// socket. The parsers of its answers (this file's, fdlist.go's and
+// pidlist.go's) are in no build file of their own, so that they are
+// tested everywhere against byte fixtures laid out as XNU lays them out
+// (testdata/).
 //
 // Layouts and values from apple-oss-distributions/xnu, tag
 // xnu-11417.101.15 (the same in apple/darwin-xnu xnu-7195.121.3):
