@@ -50,8 +50,8 @@ func commandLine(r probe.Report) string {
 
 // holderCommand is commandLine for the holder of a port, which is named
 // even when it has no command line to show.
-func holderCommand(p reclaim.Process) string {
-	if cmd := commandLine(p.Report); cmd != "" {
+func holderCommand(r probe.Report) string {
+	if cmd := commandLine(r); cmd != "" {
 		return cmd
 	}
 	return "command unknown"

@@ -173,6 +173,8 @@ func startError(err error, exec bool) error {
 // reclaim --port would: a stranded tethered holder is reclaimed; with
 // --replace, one whose tether is alive is ended through that tether; with
 // --foreign, one tether did not start is ended by the socket it holds.
+// The ports are looked up again after the signals (the reclaim's
+// summary): a port still held refuses the run.
 func freePorts(c *cli.Context, cfg spawn.Config, ports []uint16) error {
 	if len(ports) == 0 {
 		if c.Bool("foreign") || c.Bool("replace") {
@@ -185,47 +187,61 @@ func freePorts(c *cli.Context, cfg spawn.Config, ports []uint16) error {
 	var done func()
 	act.Progress, done = graceStatus(c)
 	defer done()
-	if err := reclaim.FreePorts(f, act); err != nil {
-		return portError(err)
+	sum, err := reclaim.Reclaim(f, act)
+	if err != nil {
+		return failf("tether run: --port: %v", err)
+	}
+	return portRefusal(sum)
+}
+
+// portRefusal names the first port the reclaim left held, nil when
+// there is none: who holds it, why it was left alone, and the flag that
+// would end it, or the selected holder that could not be ended.
+func portRefusal(sum reclaim.Summary) error {
+	signalled := 0
+	for _, r := range sum.Results {
+		if len(r.Signals) > 0 {
+			signalled++
+		}
+	}
+	done := "nothing was signalled"
+	if signalled > 0 {
+		done = fmt.Sprintf("%d other holder(s) ended", signalled)
+	}
+	for _, st := range sum.Ports {
+		if st.Free {
+			continue
+		}
+		for _, pid := range st.Holders {
+			i := slices.IndexFunc(sum.Results, func(r reclaim.Result) bool { return r.PID == pid })
+			if i < 0 {
+				continue
+			}
+			r := sum.Results[i]
+			if r.Selected {
+				return failf("tether run: port %s: holder PID %d (%s) not ended: %s %s",
+					portsOf(r.Process), r.PID, holderCommand(r.Report), r.Outcome, r.Why)
+			}
+			return failf("tether run: port %s is held by PID %d (%s): %s; %s",
+				portsOf(r.Process), r.PID, holderCommand(r.Report), runHint(r), done)
+		}
+		return failf("tether run: port %d is held by a process of uid %s that tether cannot see; %s",
+			st.Port, joinInts(st.Hidden), done)
 	}
 	return nil
 }
 
-// portError names a port that --port did not free: who holds it, why it
-// was left alone, and the flag that would end it.
-func portError(err error) error {
-	var pr *reclaim.PortRefusal
-	if !errors.As(err, &pr) {
-		return failf("tether run: --port: %v", err)
-	}
-	done := "nothing was signalled"
-	if pr.Signalled > 0 {
-		done = fmt.Sprintf("%d other holder(s) ended", pr.Signalled)
-	}
-	switch {
-	case pr.Result != nil:
-		return failf("tether run: port %s: holder PID %d (%s) not ended: %s %s",
-			portsOf(*pr.Holder), pr.Holder.PID, holderCommand(*pr.Holder), pr.Result.Outcome, pr.Result.Why)
-	case pr.Holder != nil:
-		return failf("tether run: port %s is held by PID %d (%s): %s; %s",
-			portsOf(*pr.Holder), pr.Holder.PID, holderCommand(*pr.Holder), runHint(pr), done)
-	}
-	return failf("tether run: port %d is held by a process of uid %s that tether cannot see; %s",
-		pr.Port, joinInts(pr.HiddenUIDs), done)
-}
-
 // runHint is why run left a holder, with run's own flag that would end
 // it.
-func runHint(pr *reclaim.PortRefusal) string {
-	why := pr.Why
-	switch h := pr.Holder; {
-	case h.Verdict == probe.Supervised:
-		return why + "; --replace would end it through its tether"
-	case h.Verdict == probe.Foreign || h.Verdict == probe.Unverifiable:
-		if pr.Reason == reclaim.OtherUserHolder || pr.Reason == reclaim.RootOnly {
-			return why
+func runHint(r reclaim.Result) string {
+	switch {
+	case r.Verdict == probe.Supervised:
+		return r.Why + "; --replace would end it through its tether"
+	case r.Verdict == probe.Foreign || r.Verdict == probe.Unverifiable:
+		if r.Reason == reclaim.OtherUserHolder || r.Reason == reclaim.RootOnly {
+			return r.Why
 		}
-		return why + "; --foreign would end it"
+		return r.Why + "; --foreign would end it"
 	}
-	return why
+	return r.Why
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tetherproc/tether/reclaim"
+	"github.com/tetherproc/tether/internal/readiness"
 )
 
 // Exit statuses of tether wait besides 0 (ready) and 125 (bad usage).
@@ -45,17 +45,17 @@ func waitCommand() *cli.Command {
 
 // waitReport is tether wait --json.
 type waitReport struct {
-	Ready     bool                `json:"ready"`
-	PIDGone   bool                `json:"pid_gone,omitempty"`
-	TimedOut  bool                `json:"timed_out,omitempty"`
-	ElapsedMS int64               `json:"elapsed_ms"`
-	Ports     []reclaim.Readiness `json:"ports"`
+	Ready     bool             `json:"ready"`
+	PIDGone   bool             `json:"pid_gone,omitempty"`
+	TimedOut  bool             `json:"timed_out,omitempty"`
+	ElapsedMS int64            `json:"elapsed_ms"`
+	Ports     []readiness.Port `json:"ports"`
 }
 
 // waitSpecFrom is what tether wait was asked, each flag checked here so
 // that a bad value is named by its flag.
-func waitSpecFrom(c *cli.Context) (reclaim.WaitSpec, error) {
-	var s reclaim.WaitSpec
+func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
+	var s readiness.Spec
 	if c.NArg() > 0 {
 		return s, usagef("tether wait: unexpected argument %q (wait for ports with --port)", c.Args().First())
 	}
@@ -93,7 +93,7 @@ func waitSpecFrom(c *cli.Context) (reclaim.WaitSpec, error) {
 		if s.Status < 100 || s.Status > 999 {
 			return s, usagef("tether wait: --status: invalid status %d: must be 100-999", s.Status)
 		}
-		if err := (reclaim.WaitSpec{Ports: s.Ports, HTTP: s.HTTP}).Validate(); err != nil {
+		if err := (readiness.Spec{Ports: s.Ports, HTTP: s.HTTP}).Validate(); err != nil {
 			return s, usagef("tether wait: --http: %v", err)
 		}
 	}
@@ -138,7 +138,7 @@ func runWait(c *cli.Context) error {
 
 // writeWait prints each port and its holders: what is ready, and whose;
 // with --http, the answer too.
-func writeWait(w io.Writer, s reclaim.WaitSpec, ports []reclaim.Readiness) error {
+func writeWait(w io.Writer, s readiness.Spec, ports []readiness.Port) error {
 	for _, p := range ports {
 		line := fmt.Sprintf("port %d: free", p.Port)
 		if !s.Free {
@@ -156,14 +156,14 @@ func writeWait(w io.Writer, s reclaim.WaitSpec, ports []reclaim.Readiness) error
 
 // holdersText names each holder once: PID, name and verdict when
 // tethered, command.
-func holdersText(holders []reclaim.Process) string {
+func holdersText(holders []readiness.Holder) string {
 	var hs []string
 	for _, h := range holders {
 		who := "PID " + strconv.Itoa(h.PID)
 		if h.Tethered {
 			who += " (" + sanitize(h.Name) + ", " + string(h.Verdict) + ")"
 		}
-		hs = append(hs, who+" — "+holderCommand(h))
+		hs = append(hs, who+" — "+holderCommand(h.Report))
 	}
 	if len(hs) == 0 {
 		return "a process out of sight"
@@ -174,7 +174,7 @@ func holdersText(holders []reclaim.Process) string {
 // missing names what the wait did not get: the ports without a
 // listener; with --free, each port still held and by whom; with --http,
 // each port not answered and what it answered instead.
-func missing(s reclaim.WaitSpec, ports []reclaim.Readiness) string {
+func missing(s readiness.Spec, ports []readiness.Port) string {
 	var m []string
 	for _, p := range ports {
 		if p.Ready {
@@ -212,10 +212,10 @@ func missing(s reclaim.WaitSpec, ports []reclaim.Readiness) string {
 
 // heldBy names the holders of a port that is not free: the processes in
 // sight, and the owners of sockets whose process is out of sight.
-func heldBy(p reclaim.Readiness) string {
+func heldBy(p readiness.Port) string {
 	var who []string
 	for _, h := range p.Holders {
-		who = append(who, fmt.Sprintf("PID %d (%s)", h.PID, holderCommand(h)))
+		who = append(who, fmt.Sprintf("PID %d (%s)", h.PID, holderCommand(h.Report)))
 	}
 	if len(p.HiddenOwners) > 0 {
 		who = append(who, "a process of uid "+joinInts(p.HiddenOwners)+" out of sight")

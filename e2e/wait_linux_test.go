@@ -172,26 +172,6 @@ func TestWaitServerCrashed(t *testing.T) {
 	}
 }
 
-// With --owned, a program already on the port is not the server being
-// waited for.
-func TestWaitOwnedIgnoresForeignListener(t *testing.T) {
-	port := freePort(t, "tcp")
-	foreign := serve(t, "PROCTEST_LISTEN=tcp4:127.0.0.1:"+port)
-	if line := foreign.line(t); line != "listening" {
-		t.Fatalf("foreign listener printed %q", line)
-	}
-	other := serve(t, "PROCTEST_DELAY=30s")
-	if r, _ := timedWait(t, "--port", port, "--pid", strconv.Itoa(other.cmd.Process.Pid), "--owned", "--timeout", "1s"); r.code != 1 {
-		t.Errorf("--owned with another program on the port: %+v; want it to keep waiting, exit 1 at the timeout", r)
-	}
-	if r, _ := timedWait(t, "--port", port, "--pid", strconv.Itoa(other.cmd.Process.Pid), "--timeout", "1s"); r.code != 0 {
-		t.Errorf("without --owned: %+v; want exit 0, the port has a listener", r)
-	}
-	if r, _ := timedWait(t, "--port", port, "--pid", strconv.Itoa(foreign.cmd.Process.Pid), "--owned", "--timeout", "5s"); r.code != 0 {
-		t.Errorf("--owned by the listener's own tether: %+v; want exit 0", r)
-	}
-}
-
 // IPv6-only and UDP listeners, and several ports at once, one of them
 // late.
 func TestWaitIPv6UDPAndSeveralPorts(t *testing.T) {

@@ -1,17 +1,16 @@
 // Package reclaim finds the tethered processes that escaped — stranded
 // once their supervisor died — verifies each one, and terminates it.
 //
-// It is the library behind tether reclaim ([Reclaim]), tether ps ([List]),
-// tether run --port ([FreePorts]) and tether wait ([WaitSpec.Wait]), which
-// all find who holds a port the same way. A reclaim is one pass: find,
-// verify, signal, report. Finding is one scan of every process's
-// environment for the markers of package probe, or, for a port, the
-// listening sockets and the processes that hold them: on Linux a
-// sock_diag netlink dump of the sockets (the /proc/net tables where
-// netlink is not to be had) whose inodes are traced to their holders
-// through the fd tables; on macOS every process's descriptors, read
-// through libSystem's libproc. Every candidate is then checked with
-// [probe.Check].
+// It is the library behind tether reclaim ([Reclaim]), tether ps ([List])
+// and tether run --port (a [Reclaim] of the ports' holders). A reclaim is
+// one pass: one snapshot, one selection, then the signals and the report.
+// The snapshot is one scan of every process's environment for the
+// markers of package probe (with the records of renamed members and the
+// cgroups of contained runs), or, for a port, its listening sockets and
+// the processes that hold them (package sockets); the run records are
+// read once, and every candidate is checked once with [probe.Check]. The
+// selection decides each process once and makes the runs of the
+// selected ones whole.
 //
 // Nothing is signalled on a guess. On Linux a process is signalled only
 // through a pidfd opened before its identity is checked again (marker,
@@ -26,8 +25,6 @@
 //
 // Limits: ports are looked up in the caller's network namespace only. On
 // macOS, which has no table of sockets, every process's descriptors are
-// read through libproc's proc_pidinfo and proc_pidfdinfo (other users'
-// only as root, so that a port held by another user can look free;
-// lsof's field output where libproc is refused). On other systems
-// nothing is found.
+// read (other users' only as root, so that a port held by another user
+// can look free). On other systems nothing is found.
 package reclaim

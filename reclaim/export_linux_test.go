@@ -1,5 +1,10 @@
 package reclaim
 
+import (
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/sockets"
+)
+
 // What the tests reach inside the package: the steps of a reclaim taken
 // one at a time, so that a PID can be recycled between them.
 
@@ -7,32 +12,26 @@ package reclaim
 // that tests reach the start-time check behind it.
 func ForgetIdentity(p *Process) { p.identity = 0 }
 
-// Find is the finding step of Reclaim.
+// Find is the snapshot step of Reclaim: the processes it found.
 func Find(f Filter) ([]Process, error) {
-	fd, err := find(f)
-	return fd.procs, err
+	s, err := take(f, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.procs, nil
 }
 
-// Terminate is the signalling step of Reclaim.
+// Terminate is the selection and signalling steps of Reclaim, over procs
+// as Find found them (and as the test changed them since).
 func Terminate(procs []Process, f Filter, act Action) []Result {
-	return terminateAll(procs, f, act)
-}
-
-// Holder is a process seen holding a listener.
-type Holder struct {
-	PID      int
-	Listener Listener
+	s := &snapshot{procs: procs, records: readRecords(f), protected: proc.Host().Protected()}
+	results, _ := s.selection(f, act)
+	s.terminateAll(results, f, act)
+	return results
 }
 
 // Holders looks up who serves the ports.
-func Holders(ports []uint16) ([]Holder, error) {
-	_, hs, err := lookupPorts(ports)
-	out := make([]Holder, len(hs))
-	for i, h := range hs {
-		out[i] = Holder{PID: h.pid, Listener: h.listener}
-	}
-	return out, err
+func Holders(ports []uint16) ([]sockets.Holder, error) {
+	_, hs, err := sockets.Lookup(ports...)
+	return hs, err
 }
-
-// Served is one check of a wait, whose cost is measured alone.
-func Served(ports []uint16, owners []int) (map[uint16]bool, error) { return served(ports, owners) }

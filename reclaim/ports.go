@@ -1,35 +1,17 @@
 package reclaim
 
 import (
-	"fmt"
-	"net/netip"
 	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
 // Listener is a socket that serves a port: a listening TCP socket or a
-// bound, unconnected UDP socket.
-type Listener struct {
-	Proto string     `json:"proto"` // tcp or udp
-	Addr  netip.Addr `json:"addr"`  // the local address; unspecified for all of them
-	Port  uint16     `json:"port"`  // the local port
-	UID   int        `json:"-"`     // the socket's owner
-	Inode uint64     `json:"-"`     // the socket's inode, which its holders' fds name
-}
-
-// String is how the listener reads in a report: "tcp 0.0.0.0:8080".
-func (l Listener) String() string {
-	return l.Proto + " " + netip.AddrPortFrom(l.Addr, l.Port).String()
-}
-
-// holder is a process that holds a listener.
-type holder struct {
-	pid      int
-	listener Listener
-}
+// bound, unconnected UDP socket ("tcp 0.0.0.0:8080"). Its UID (the
+// socket's owner) and Inode (which its holders' fds name) are not in its
+// JSON.
+type Listener = sockets.Listener
 
 // PortState is what serves one port: whether anything does, and the
 // processes seen holding it. A port can be held with no holder in sight:
@@ -46,24 +28,9 @@ type PortState struct {
 	Left []string `json:"left,omitempty"`
 }
 
-// lookupPorts reads the sockets that serve the ports and the processes
-// that hold them: the one walk of every fd table that a port lookup makes.
-func lookupPorts(ports []uint16) (map[uint64]Listener, []holder, error) {
-	want := map[uint16]bool{}
-	for _, p := range ports {
-		want[p] = true
-	}
-	ls, err := listeners(want)
-	if err != nil {
-		return nil, nil, err
-	}
-	hs, err := holders(ls, nil)
-	return ls, hs, err
-}
-
 // portStates tells, per port, whether anything serves it, which visible
 // processes hold it, and the owners of sockets whose holder is out of sight.
-func portStates(ports []uint16, ls map[uint64]Listener, hs []holder) []PortState {
+func portStates(ports []uint16, ls map[uint64]Listener, hs []sockets.Holder) []PortState {
 	seen := map[uint64]bool{}
 	byPort := map[uint16]*PortState{}
 	out := make([]PortState, len(ports))
@@ -72,10 +39,10 @@ func portStates(ports []uint16, ls map[uint64]Listener, hs []holder) []PortState
 		byPort[p] = &out[i]
 	}
 	for _, h := range hs {
-		st := byPort[h.listener.Port]
-		seen[h.listener.Inode] = true
-		if !slices.Contains(st.Holders, h.pid) {
-			st.Holders = append(st.Holders, h.pid)
+		st := byPort[h.Listener.Port]
+		seen[h.Listener.Inode] = true
+		if !slices.Contains(st.Holders, h.PID) {
+			st.Holders = append(st.Holders, h.PID)
 		}
 	}
 	for ino, l := range ls {
@@ -98,66 +65,36 @@ func portStates(ports []uint16, ls map[uint64]Listener, hs []holder) []PortState
 // it as their holder. A socket with no holder left in sight (one that an
 // unseen process held too, or one bound while the reclaim ran) counts by
 // its owner as hidden: the port is not free.
-func after(ports []uint16, hs []holder, results []Result) []PortState {
+func after(ports []uint16, hs []sockets.Holder, results []Result) []PortState {
 	ended := map[int]bool{}
 	for _, r := range results {
 		if r.ended() {
 			ended[r.PID] = true
 		}
 	}
-	want := map[uint16]bool{}
-	for _, p := range ports {
-		want[p] = true
-	}
-	ls, err := listeners(want)
+	ls, err := sockets.Listeners(ports...)
 	if err != nil {
 		trace.Printf("port states after the reclaim: %v", err)
 		ls = map[uint64]Listener{}
 	}
-	var still []holder
+	var still []sockets.Holder
 	for _, h := range hs {
-		if _, open := ls[h.listener.Inode]; open && !ended[h.pid] {
+		if _, open := ls[h.Listener.Inode]; open && !ended[h.PID] {
 			still = append(still, h)
 		}
 	}
 	return portStates(ports, ls, still)
 }
 
-// PortRefusal is why [FreePorts] did not free a port: what still holds
-// it once every holder that could be ended was, and why it was left.
-type PortRefusal struct {
-	Port uint16 // the port that was not freed
-	// Holder is the process holding the port, when it can be seen.
-	Holder *Process
-	// Why is the holder's verdict or the reason it was not selected,
-	// and Reason its kind ([Result.Reason]).
-	Why    string
-	Reason Reason
-	// HiddenUIDs are the owners of sockets on the port whose process
-	// cannot be seen (another user's, when tether is not root).
-	HiddenUIDs []int
-	// Result is the failed termination of a selected holder.
-	Result *Result
-	// Signalled counts the processes that were signalled before the
-	// refusal, holders of this port or of another: 0 means nothing was.
-	Signalled int
-}
-
-// Error says which port, held by whom, and why it was left alone.
-func (e *PortRefusal) Error() string {
-	done := "nothing was signalled"
-	if e.Signalled > 0 {
-		done = fmt.Sprintf("%d other holder(s) ended", e.Signalled)
+func traceStates(states []PortState) {
+	for _, st := range states {
+		switch {
+		case st.Free:
+			trace.Printf("port %d: free", st.Port)
+		case len(st.Hidden) > 0:
+			trace.Printf("port %d: held by %v and by processes of uid %v out of sight", st.Port, st.Holders, st.Hidden)
+		default:
+			trace.Printf("port %d: held by %v", st.Port, st.Holders)
+		}
 	}
-	switch {
-	case e.Result != nil:
-		return fmt.Sprintf("port %d: holder PID %d not ended: %s %s", e.Port, e.Result.PID, e.Result.Outcome, e.Result.Why)
-	case e.Holder != nil:
-		return fmt.Sprintf("port %d is held by PID %d: %s; %s", e.Port, e.Holder.PID, e.Why, done)
-	}
-	uids := make([]string, len(e.HiddenUIDs))
-	for i, u := range e.HiddenUIDs {
-		uids[i] = strconv.Itoa(u)
-	}
-	return fmt.Sprintf("port %d is held by a process of uid %s that tether cannot see; %s", e.Port, strings.Join(uids, ", "), done)
 }

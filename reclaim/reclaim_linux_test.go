@@ -1,12 +1,9 @@
 package reclaim_test
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,32 +63,7 @@ func (w *world) start(mode, name string, stranded bool, opts proctest.Spec) *pro
 // modeListen serves PROCTEST_LISTEN (tcp4, tcp6, udp4 or udp6) on a
 // loopback port, prints the port, and waits for stdin to close; with
 // PROCTEST_IGNORE_TERM set, only KILL ends it before that.
-var modeListen = proctest.Register("listen", func() {
-	var port int
-	switch kind := os.Getenv("PROCTEST_LISTEN"); kind {
-	case "tcp4", "tcp6":
-		addr := map[string]string{"tcp4": "127.0.0.1:0", "tcp6": "[::1]:0"}[kind]
-		l, err := net.Listen(kind, addr)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		port = l.Addr().(*net.TCPAddr).Port
-	default:
-		addr := map[string]string{"udp4": "127.0.0.1:0", "udp6": "[::1]:0"}[kind]
-		c, err := net.ListenPacket(kind, addr)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		port = c.LocalAddr().(*net.UDPAddr).Port
-	}
-	if os.Getenv("PROCTEST_IGNORE_TERM") != "" {
-		signal.Ignore(syscall.SIGTERM)
-	}
-	fmt.Println(port)
-	_, _ = io.Copy(io.Discard, os.Stdin)
-})
+const modeListen = proctest.Listen
 
 // startListener starts a stamped listener of kind and returns it with its port.
 func (w *world) startListener(kind, name string, stranded bool, extra ...string) (*proctest.Proc, uint16) {
@@ -353,9 +325,11 @@ func TestOtherUsersPortHolderSkipped(t *testing.T) {
 	if err != nil || len(rs) != 1 || rs[0].PID != p.PID() || rs[0].Outcome != reclaim.Skipped || !strings.Contains(rs[0].Why, "another user's (uid 65534)") {
 		t.Errorf("--port %d without --any-user: %v %+v; want PID %d skipped as another user's", port, err, rs, p.PID())
 	}
-	var refusal *reclaim.PortRefusal
-	if err := reclaim.FreePorts(reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second}); !errors.As(err, &refusal) || refusal.Holder == nil || refusal.Holder.PID != p.PID() {
-		t.Errorf("FreePorts(%d) = %v; want a refusal naming holder %d", port, err, p.PID())
+	// What run --port refuses by: the port still held, by a holder left
+	// out as another user's.
+	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second})
+	if err != nil || sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Reason != reclaim.OtherUser {
+		t.Errorf("--port %d as run --port takes it: %v %+v; want the port held by PID %d, left out as another user's", port, err, sum, p.PID())
 	}
 	if !alive(p) {
 		t.Fatal("another user's port holder is gone")
@@ -462,13 +436,3 @@ func BenchmarkFindByPort(b *testing.B) {
 
 // results is the per-process part of a reclaim's summary.
 func results(s reclaim.Summary, err error) ([]reclaim.Result, error) { return s.Results, err }
-
-// BenchmarkServed is one check of a wait without Owned: one read of the
-// socket table, whatever the number of processes.
-func BenchmarkServed(b *testing.B) {
-	for b.Loop() {
-		if _, err := reclaim.Served([]uint16{1}, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

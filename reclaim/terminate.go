@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/internal/registry"
+	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
@@ -62,31 +62,29 @@ type Result struct {
 // ended reports whether the process is gone, by tether's hand or its own.
 func (r Result) ended() bool { return r.Outcome == Gone || r.Outcome == AlreadyGone }
 
-// terminateAll terminates the processes that f selects, side by side, so
-// that the whole takes about one Grace. Those not selected are reported
-// as Skipped, with the reason.
-func terminateAll(procs []Process, f Filter, act Action) []Result {
-	results := make([]Result, len(procs))
+// terminateAll terminates the selected results, side by side, so that
+// the whole takes about one Grace: each is held by a handle and checked
+// again through it before its first signal. The others stay Skipped;
+// with act.DryRun, the selected ones are WouldSignal and nothing is
+// opened.
+func (s *snapshot) terminateAll(results []Result, f Filter, act Action) {
 	var set []*target
-	for i, p := range procs {
-		reason, why := f.selects(p)
-		ok := reason == ""
-		results[i] = Result{Process: p, Selected: ok, Outcome: Skipped, Why: why, Reason: reason}
+	for i := range results {
+		r := &results[i]
 		switch {
-		case !ok:
-			trace.Printf("reclaim: %d skipped: %s", p.PID, why)
+		case !r.Selected:
+			trace.Printf("reclaim: %d skipped: %s", r.PID, r.Why)
 		case act.DryRun:
-			results[i].Outcome = WouldSignal
-			trace.Printf("reclaim: %d selected (%s); dry run", p.PID, p.Verdict)
+			r.Outcome = WouldSignal
+			trace.Printf("reclaim: %d selected (%s); dry run", r.PID, r.Verdict)
 		default:
-			trace.Printf("reclaim: %d selected (%s)", p.PID, p.Verdict)
-			if t := open(&results[i], f, act); t != nil {
+			trace.Printf("reclaim: %d selected (%s)", r.PID, r.Verdict)
+			if t := s.open(r, f); t != nil {
 				set = append(set, t)
 			}
 		}
 	}
 	terminate(set, act)
-	return results
 }
 
 // target is a selected process held by a handle, on its way out.
@@ -104,7 +102,7 @@ type target struct {
 // signalled: the new process fails the check, and a signal through the
 // old handle cannot reach it. It returns nil, with r's outcome set, when
 // the process is not to be signalled.
-func open(r *Result, f Filter, act Action) *target {
+func (s *snapshot) open(r *Result, f Filter) *target {
 	h, err := proc.Host().Open(r.PID)
 	if errors.Is(err, proc.ErrGone) {
 		r.Outcome = AlreadyGone
@@ -127,7 +125,7 @@ func open(r *Result, f Filter, act Action) *target {
 	}
 	t := &target{r: r, h: h}
 	if r.through {
-		t.via, t.viaPID = openSupervisor(r.Process)
+		t.via, t.viaPID = s.openSupervisor(r.Process)
 	}
 	return t
 }
@@ -137,8 +135,8 @@ func open(r *Result, f Filter, act Action) *target {
 // handle is open) and may still be ended in p's place (throughSupervisor
 // said so before its run was left unwidened); nil otherwise, and p is
 // then signalled itself.
-func openSupervisor(p Process) (*proc.Handle, int) {
-	pid, ok := supervisorPID(p)
+func (s *snapshot) openSupervisor(p Process) (*proc.Handle, int) {
+	pid, ok := s.supervisorPID(p)
 	if !ok {
 		return nil, 0
 	}
@@ -146,101 +144,13 @@ func openSupervisor(p Process) (*proc.Handle, int) {
 	if err != nil {
 		return nil, 0
 	}
-	if why := notThrough(p, pid); why != "" {
+	if why := s.notThrough(p, pid); why != "" {
 		h.Close()
 		trace.Printf("reclaim: %d is signalled itself: its supervisor %d %s", p.PID, pid, why)
 		return nil, 0
 	}
 	trace.Printf("reclaim: %d is to be ended through its supervisor %d", p.PID, pid)
 	return h, pid
-}
-
-// throughSupervisor reports whether p, a supervised process, is to be
-// ended through its supervisor: the tether run that owns it, which ends
-// its whole run. Otherwise p is signalled itself, and its run is ended
-// whole as a stranded one is (wholeRuns).
-func throughSupervisor(p Process, act Action) bool {
-	if !act.ViaSupervisor || p.Verdict != probe.Supervised {
-		return false
-	}
-	pid, ok := supervisorPID(p)
-	return ok && notThrough(p, pid) == ""
-}
-
-// supervisorPID is the PID, as this /proc numbers it, of the live
-// supervisor p's markers name; false when there is none, or it is never
-// to be signalled.
-func supervisorPID(p Process) (int, bool) {
-	s := p.Supervisor
-	if s == nil || s.State != probe.SupervisorAlive {
-		return 0, false
-	}
-	pid := s.PID
-	if s.HostPID != 0 {
-		pid = s.HostPID // as this /proc numbers it
-	}
-	if why := protectedPIDs()[pid]; why != "" {
-		// tether itself or one of its ancestors (a run --replace from
-		// inside the run it would replace): never signalled, so the
-		// holder is signalled itself.
-		trace.Printf("reclaim: supervisor %d of %d is %s: the holder is signalled itself", pid, p.PID, why)
-		return 0, false
-	}
-	return pid, true
-}
-
-// notThrough says why supervisor pid is not to be signalled in p's
-// place, "" when it is: it must still be the process p's markers name
-// (start time), and the tether run that owns p (notItsTether).
-func notThrough(p Process, pid int) string {
-	if st, err := proc.Host().Stat(pid); err != nil || st.StartTime != p.Supervisor.StartTime || st.Zombie() {
-		return "is no longer the process the markers name"
-	}
-	return notItsTether(p, pid)
-}
-
-// notItsTether says why the supervisor pid that p's markers name is not
-// to be signalled in its place, "" when it is. Markers, run ids and
-// start times are anyone's to copy, so the markers prove nothing: only
-// the supervisor's own record does. It must be a tether run's (a
-// program's Host or Supervise is the program, which a TERM would end with
-// every other run it holds), name the supervisor by PID and start time,
-// hold p's run id, list p itself by PID and start time, and be a record
-// that may name p: its owner's is p's real uid, or it is root's. A
-// supervisor stamped by --exec (the caller's shell) or by spawn.Start
-// (the calling program) writes none, and a run too young for its first
-// record has not yet: those, and every forgery, have the process itself
-// signalled, never the supervisor.
-func notItsTether(p Process, pid int) string {
-	if p.RunID == "" {
-		return "is named by no run id"
-	}
-	if p.UID == nil {
-		return "cannot be told the owner of: the process's uid is unknown"
-	}
-	st, err := proc.Host().Status(pid)
-	if err != nil {
-		return "cannot be read: " + err.Error()
-	}
-	ns, _ := proc.Host().TableNamespace()
-	m := proc.Member{PID: p.PID, StartTime: p.StartTime}
-	for _, rec := range registry.Read(st.UID) {
-		if rec.RunID != p.RunID || rec.Supervisor.PID != pid || rec.Supervisor.StartTime != p.Supervisor.StartTime {
-			continue
-		}
-		switch {
-		case !rec.Forwards:
-			return "is the program that started run " + p.RunID + ", not a tether run of its own"
-		case !rec.InNamespace(ns):
-			return "wrote run " + p.RunID + "'s record in another PID namespace"
-		case !rec.Honours(*p.UID):
-			return fmt.Sprintf("is uid %d's and the process uid %d's: its run's record cannot name it", rec.Owner, *p.UID)
-		case !rec.Has(m):
-			return fmt.Sprintf("does not list %d in run %s's record (not its member, or not yet)", p.PID, p.RunID)
-		}
-		return ""
-	}
-	return "wrote no record of run " + p.RunID + " (not a tether run, or not yet)"
 }
 
 // terminate is the one escalation of tether over the whole set: Signal
@@ -408,6 +318,6 @@ func holdsSocket(p Process) bool {
 	for _, l := range p.Ports {
 		ls[l.Inode] = l
 	}
-	hs, err := holders(ls, []int{p.PID})
+	hs, err := sockets.HoldersAmong(ls, []int{p.PID})
 	return err == nil && len(hs) > 0
 }

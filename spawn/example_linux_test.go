@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetherproc/tether/internal/readiness"
 	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -144,7 +145,7 @@ func ExampleHost_Start_waitForPort() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := reclaim.WaitSpec{Ports: []uint16{uint16(port)}, PID: cmd.Process.Pid, Owned: true, Timeout: 10 * time.Second}.Wait()
+	r, err := readiness.Spec{Ports: []uint16{uint16(port)}, PID: cmd.Process.Pid, Owned: true, Timeout: 10 * time.Second}.Wait()
 	if err != nil {
 		panic(err)
 	}

@@ -94,3 +94,19 @@ func Overwritten(env, cmdline []string) bool {
 	}
 	return false
 }
+
+// EnvValue is the value of the first NUL-terminated entry of a raw
+// environ blob that starts with prefix ("KEY="), as ParseEnviron would
+// split it; "" when there is none.
+func EnvValue(blob, prefix []byte) string {
+	for {
+		entry, rest, found := bytes.Cut(blob, []byte{0})
+		if !found {
+			return ""
+		}
+		if v, ok := bytes.CutPrefix(entry, prefix); ok {
+			return string(v)
+		}
+		blob = rest
+	}
+}

@@ -310,3 +310,34 @@ func TestParseCgroup(t *testing.T) {
 		t.Error("ParseCgroup of a relative path: no error")
 	}
 }
+
+// EnvValue reads the value of the first whole entry of the variable, as
+// ParseEnviron splits the blob.
+func TestEnvValue(t *testing.T) {
+	prefix := []byte(probe.RunIDVar + "=")
+	for _, tt := range []struct{ blob, want string }{
+		{"A=1\x00TETHER_RUN_ID=abc\x00", "abc"},
+		{"TETHER_RUN_IDX=1\x00TETHER_RUN_ID=b\x00TETHER_RUN_ID=c\x00", "b"},
+		{"TETHER_RUN_ID=\x00", ""},
+		{"A=1\x00TETHER_RUN_ID=abc", ""}, // cut off: no whole entry
+		{"", ""},
+	} {
+		if got := proc.EnvValue([]byte(tt.blob), prefix); got != tt.want {
+			t.Errorf("EnvValue(%q) = %q; want %q", tt.blob, got, tt.want)
+		}
+	}
+	for _, data := range fixtures(t, "proc/environ") {
+		if got, want := proc.EnvValue(data, prefix), firstValue(proc.ParseEnviron(data), probe.RunIDVar); got != want {
+			t.Errorf("EnvValue of a fixture = %q; its parsed entries give %q", got, want)
+		}
+	}
+}
+
+func firstValue(env []string, key string) string {
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

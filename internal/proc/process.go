@@ -27,6 +27,13 @@ type Member struct {
 	StartTime uint64
 }
 
+// Valued is a process a scan matched, with the value of the variable
+// the scan was asked to read from its environment ("" where it has none).
+type Valued struct {
+	Member
+	Value string
+}
+
 var (
 	// ErrGone means no process has the PID.
 	ErrGone = errors.New("no such process")
@@ -61,3 +68,15 @@ type readError struct {
 
 func (e *readError) Error() string   { return e.what + ": " + e.err.Error() }
 func (e *readError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// members are the members of vs, without their values.
+func members(vs []Valued, executing []int) ([]Member, []int) {
+	if vs == nil {
+		return nil, executing
+	}
+	out := make([]Member, len(vs))
+	for i, v := range vs {
+		out[i] = v.Member
+	}
+	return out, executing
+}

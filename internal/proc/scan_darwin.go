@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,15 +30,31 @@ func (fs FS) PIDs() ([]int, error) {
 // entries. Other users' environments are unreadable here unless running
 // as root. No execve window is known on macOS: executing is always empty.
 func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
-	return fs.scan(func(env []string) bool { return hasAll(env, entries) })
+	return members(fs.scan(func(env []string) (string, bool) { return "", hasAll(env, entries) }))
+}
+
+// ScanValues is Scan that also reads, from the environment of each
+// process it matches, the value of variable key.
+func (fs FS) ScanValues(entries []string, key string) (matched []Valued, executing []int) {
+	return fs.scan(func(env []string) (string, bool) {
+		if !hasAll(env, entries) {
+			return "", false
+		}
+		for _, e := range env {
+			if v, ok := strings.CutPrefix(e, key+"="); ok {
+				return v, true
+			}
+		}
+		return "", true
+	})
 }
 
 // ScanAny is Scan for the processes whose environment holds any one of
 // entries.
 func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) {
-	return fs.scan(func(env []string) bool {
-		return slices.ContainsFunc(entries, func(e string) bool { return slices.Contains(env, e) })
-	})
+	return members(fs.scan(func(env []string) (string, bool) {
+		return "", slices.ContainsFunc(entries, func(e string) bool { return slices.Contains(env, e) })
+	}))
 }
 
 // scan is one walk of the table for the environments match takes: one
@@ -47,7 +64,7 @@ func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) {
 // asked for. Each match is named by the start time the table gave it,
 // read before its environment: should its PID be taken by another
 // process in between, the member names the one gone, never the other.
-func (fs FS) scan(match func(env []string) bool) (matched []Member, executing []int) {
+func (fs FS) scan(match func(env []string) (string, bool)) (matched []Valued, executing []int) {
 	snap, err := fs.Snapshot()
 	if err != nil {
 		return nil, nil
@@ -57,8 +74,12 @@ func (fs FS) scan(match func(env []string) bool) (matched []Member, executing []
 		if p.PID == self || p.Zombie || !root && p.UID != uid {
 			return
 		}
-		if env, err := fs.Environ(p.PID); err == nil && match(env) {
-			matched = append(matched, Member{PID: p.PID, StartTime: p.StartTime})
+		env, err := fs.Environ(p.PID)
+		if err != nil {
+			return
+		}
+		if value, ok := match(env); ok {
+			matched = append(matched, Valued{Member{PID: p.PID, StartTime: p.StartTime}, value})
 		}
 	})
 	return matched, nil

@@ -58,7 +58,24 @@ func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
 	for i, e := range entries {
 		want[i] = []byte(e)
 	}
-	return fs.scan(func(env []byte) bool { return HasEntries(env, want) })
+	return members(fs.scan(func(env []byte) (string, bool) { return "", HasEntries(env, want) }))
+}
+
+// ScanValues is Scan that also reads, from the environment of each
+// process it matches, the value of variable key: one walk finds the
+// processes and tells which run, say, each one is of.
+func (fs FS) ScanValues(entries []string, key string) (matched []Valued, executing []int) {
+	want := make([][]byte, len(entries))
+	for i, e := range entries {
+		want[i] = []byte(e)
+	}
+	prefix := []byte(key + "=")
+	return fs.scan(func(env []byte) (string, bool) {
+		if !HasEntries(env, want) {
+			return "", false
+		}
+		return EnvValue(env, prefix), true
+	})
 }
 
 // ScanAny is Scan for the processes whose environment holds any one of
@@ -69,18 +86,19 @@ func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) {
 	for i, e := range entries {
 		want[i] = [][]byte{[]byte(e)}
 	}
-	return fs.scan(func(env []byte) bool {
+	return members(fs.scan(func(env []byte) (string, bool) {
 		for _, w := range want {
 			if HasEntries(env, w) {
-				return true
+				return "", true
 			}
 		}
-		return false
-	})
+		return "", false
+	}))
 }
 
-// scan is one walk of the table for the environments match takes.
-func (fs FS) scan(match func(env []byte) bool) (matched []Member, executing []int) {
+// scan is one walk of the table for the environments match takes, each
+// with the value match read from it.
+func (fs FS) scan(match func(env []byte) (string, bool)) (matched []Valued, executing []int) {
 	pids, _ := fs.PIDs()
 	self := os.Getpid()
 	var mu sync.Mutex
@@ -101,7 +119,11 @@ func (fs FS) scan(match func(env []byte) bool) (matched []Member, executing []in
 			env, err = readInto(fs.Path(pid, "environ"), env)
 		}
 		*buf = env
-		if err != nil || !match(env) {
+		if err != nil {
+			return
+		}
+		value, ok := match(env)
+		if !ok {
 			return
 		}
 		st, err := fs.Stat(pid)
@@ -109,7 +131,7 @@ func (fs FS) scan(match func(env []byte) bool) (matched []Member, executing []in
 			return
 		}
 		mu.Lock()
-		matched = append(matched, Member{PID: pid, StartTime: st.StartTime})
+		matched = append(matched, Valued{Member{PID: pid, StartTime: st.StartTime}, value})
 		mu.Unlock()
 	})
 	return matched, executing

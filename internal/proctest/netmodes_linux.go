@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -37,11 +39,17 @@ const (
 	// and holds the connection until stdin closes: a client of the port,
 	// which no reclaim of the port may take for a holder.
 	Connect = "connect"
+	// Listen serves PROCTEST_LISTEN (tcp4, tcp6, udp4 or udp6; tcp4 by
+	// default) on a loopback port, prints the port, and waits for stdin
+	// to close; with PROCTEST_IGNORE_TERM set, only KILL ends it before
+	// that.
+	Listen = "loopback-listen"
 )
 
 // netModes registers them, after the modes they start.
 func netModes() {
 	builtin(HTTP, serveHTTP)
+	builtin(Listen, listen)
 	builtin(SharedListen, sharedListen)
 	Starts(SharedListen, Wait)
 	builtin(Connect, func() {
@@ -54,6 +62,36 @@ func netModes() {
 		fmt.Println("connected")
 		_, _ = io.Copy(io.Discard, os.Stdin)
 	})
+}
+
+func listen() {
+	var port int
+	switch kind := os.Getenv("PROCTEST_LISTEN"); kind {
+	case "udp4", "udp6":
+		addr := map[string]string{"udp4": "127.0.0.1:0", "udp6": "[::1]:0"}[kind]
+		c, err := net.ListenPacket(kind, addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		port = c.LocalAddr().(*net.UDPAddr).Port
+	default:
+		network, addr := "tcp4", "127.0.0.1:0"
+		if kind == "tcp6" {
+			network, addr = "tcp6", "[::1]:0"
+		}
+		l, err := net.Listen(network, addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+	}
+	if os.Getenv("PROCTEST_IGNORE_TERM") != "" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	fmt.Println(port)
+	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
 func serveHTTP() {

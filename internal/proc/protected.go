@@ -1,0 +1,20 @@
+package proc
+
+import "os"
+
+// Protected are the processes that are never signalled, each with why:
+// PID 1, the caller and the caller's ancestors (killing the shell that
+// runs a cleanup helps no one).
+func (fs FS) Protected() map[int]string {
+	prot := map[int]string{1: "PID 1 is never signalled"}
+	prot[os.Getpid()] = "tether itself"
+	for pid, n := os.Getppid(), 0; pid > 1 && n < 4096; n++ {
+		prot[pid] = "an ancestor of tether"
+		p, err := fs.Process(pid)
+		if err != nil {
+			break
+		}
+		pid = p.PPID
+	}
+	return prot
+}

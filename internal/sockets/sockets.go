@@ -1,0 +1,67 @@
+package sockets
+
+import "net/netip"
+
+// Listener is a socket that serves a port: a listening TCP socket or a
+// bound, unconnected UDP socket. A connected client's socket is never
+// one, whatever its local port.
+type Listener struct {
+	Proto string     `json:"proto"` // tcp or udp
+	Addr  netip.Addr `json:"addr"`  // the local address; unspecified for all of them
+	Port  uint16     `json:"port"`  // the local port
+	UID   int        `json:"-"`     // the socket's owner
+	// Inode names the socket: the inode its holders' fds name on Linux,
+	// a key of the kernel's socket on macOS.
+	Inode uint64 `json:"-"`
+}
+
+// String is how the listener reads in a report: "tcp 0.0.0.0:8080".
+func (l Listener) String() string {
+	return l.Proto + " " + netip.AddrPortFrom(l.Addr, l.Port).String()
+}
+
+// Holder is a process that holds a listener: one of its descriptors
+// names the socket.
+type Holder struct {
+	PID      int
+	Listener Listener
+}
+
+// Listeners returns the sockets that serve ports, by Inode; with no port
+// given, those of every port.
+func Listeners(ports ...uint16) (map[uint64]Listener, error) {
+	var want map[uint16]bool
+	if len(ports) > 0 {
+		want = make(map[uint16]bool, len(ports))
+		for _, p := range ports {
+			want[p] = true
+		}
+	}
+	return listeners(want)
+}
+
+// Holders returns the processes that hold any of ls, reading every
+// process's descriptors: one holder for each socket each process holds.
+func Holders(ls map[uint64]Listener) ([]Holder, error) {
+	return holders(ls, nil)
+}
+
+// HoldersAmong is Holders reading the descriptors of pids only: none
+// when pids is empty.
+func HoldersAmong(ls map[uint64]Listener, pids []int) ([]Holder, error) {
+	if len(pids) == 0 {
+		return nil, nil
+	}
+	return holders(ls, pids)
+}
+
+// Lookup is Listeners of ports and their Holders: who holds each port,
+// in one walk of every process's descriptors.
+func Lookup(ports ...uint16) (map[uint64]Listener, []Holder, error) {
+	ls, err := Listeners(ports...)
+	if err != nil {
+		return nil, nil, err
+	}
+	hs, err := Holders(ls)
+	return ls, hs, err
+}

@@ -1,0 +1,178 @@
+package reclaim
+
+import (
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/sockets"
+	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/probe"
+)
+
+// Process is one process found: a tethered process, or any holder of a
+// port that was asked about.
+type Process struct {
+	probe.Report
+	// Ports are the listeners it holds: of the ports asked about, or all
+	// of them when listing.
+	Ports []Listener `json:"ports,omitempty"`
+	// Protected says why it is never signalled: PID 1, tether itself or
+	// one of its ancestors.
+	Protected string `json:"protected,omitempty"`
+	// identity tells this process apart from any later holder of its PID
+	// where the kernel can (pidfs inode numbers); 0 elsewhere.
+	identity uint64
+	// ofRun says it was found as a member of a run selected whole: as
+	// root, it is ended with its run whoever's it is (nginx's workers).
+	ofRun bool
+	// through says it is to be ended through its supervisor, decided
+	// once, in the selection, for the widening of its run and its signal
+	// alike.
+	through bool
+}
+
+// snapshot is what one reclaim or listing looks at, taken once before
+// anything is decided: the processes its filter is about, each checked;
+// the run records it may read; with ports, what serves each port; the
+// processes never signalled; and the marked processes of every run, by
+// run id, so that a run can be made whole without looking again.
+type snapshot struct {
+	procs     []Process
+	records   *runRecords
+	protected map[int]string
+	// runs are the processes carrying the markers (any user's, any
+	// state), by the run id in their environment.
+	runs map[string][]proc.Member
+	// ports and holders, with ports asked about: what serves each port,
+	// and who held each port's sockets, to carry the states past a
+	// reclaim.
+	ports   []PortState
+	holders []sockets.Holder
+}
+
+// take takes the snapshot of f: the processes f is about, each freshly
+// checked, by PID: the tethered ones that match the markers and name;
+// with Ports, every holder of those ports instead, tethered or not, so
+// that a caller can say who holds a port it will not touch. With runs,
+// the marked processes of the runs found are taken too.
+func take(f Filter, runs bool) (*snapshot, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	// What is found is signalled by the PIDs /proc shows.
+	if err := proc.Host().CheckOwn(); err != nil {
+		return nil, err
+	}
+	f.Ports = unique(f.Ports)
+	s := &snapshot{records: readRecords(f), protected: proc.Host().Protected()}
+	var pids []int
+	held := map[int][]Listener{}
+	if len(f.Ports) > 0 {
+		var err error
+		if pids, held, err = s.lookPorts(f.Ports); err != nil {
+			return nil, err
+		}
+	} else {
+		pids = s.scan(f)
+	}
+	for _, pid := range pids {
+		p, err := s.check(pid, f)
+		if err != nil {
+			return nil, err
+		}
+		p.Ports = held[pid]
+		if reason, _ := f.matches(p); reason != "" && len(f.Ports) == 0 {
+			// Changed since the scan, another run or another user's: a
+			// port's holders are all reported, a scan's only its own.
+			continue
+		}
+		s.procs = append(s.procs, p)
+	}
+	sort.Slice(s.procs, func(i, j int) bool { return s.procs[i].PID < s.procs[j].PID })
+	if runs && s.runs == nil && slices.ContainsFunc(s.procs, func(p Process) bool { return p.RunID != "" }) {
+		// The holders of a port are known by their sockets: their runs'
+		// other members by their run id, in one scan.
+		ms, _ := proc.Host().ScanValues(f.Markers.Entries(f.Name), probe.RunIDVar)
+		s.runs = byRun(ms)
+	}
+	return s, nil
+}
+
+// check checks pid under f's markers and name. The identity is taken
+// before the check, so that the check describes the process the
+// identity names (or sees a different start time).
+func (s *snapshot) check(pid int, f Filter) (Process, error) {
+	id := proc.Host().Identity(pid)
+	r, err := probe.Check(pid, f.query())
+	return Process{Report: r, Protected: s.protected[pid], identity: id}, err
+}
+
+// lookPorts reads the sockets that serve the ports and the processes
+// that hold them (the one walk of every fd table that a port lookup
+// makes): the holders by PID, each with its listeners.
+func (s *snapshot) lookPorts(ports []uint16) ([]int, map[int][]Listener, error) {
+	ls, hs, err := sockets.Lookup(ports...)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.ports, s.holders = portStates(ports, ls, hs), hs
+	traceStates(s.ports)
+	var pids []int
+	held := map[int][]Listener{}
+	for _, h := range hs {
+		if _, ok := held[h.PID]; !ok {
+			pids = append(pids, h.PID)
+		}
+		held[h.PID] = append(held[h.PID], h.Listener)
+	}
+	return pids, held, nil
+}
+
+// scan is the one pass over every process's environment: the PIDs that
+// carry the markers (and the name), each to be checked whole, and the
+// members of the runs of the records and cgroups that the scan cannot
+// see. Every marked process, another user's too, is kept by its run id
+// for the runs to be made whole.
+func (s *snapshot) scan(f Filter) []int {
+	var pids []int
+	ms, executing := proc.Host().ScanValues(f.Markers.Entries(f.Name), probe.RunIDVar)
+	s.runs = byRun(ms)
+	for _, m := range ms {
+		// Another user's process is left out before the full check:
+		// one read of its status instead of five.
+		if st, err := proc.Host().Status(m.PID); err == nil && !f.AnyUser && st.UID != os.Getuid() {
+			trace.Printf("scan: %d left out: another user's (uid %d)", m.PID, st.UID)
+			continue
+		}
+		pids = append(pids, m.PID)
+	}
+	// Each one in the middle of an execve may be one of them:
+	// probe.Check waits it out.
+	trace.Printf("scan for %q: %d matched, %d in the middle of an execve", f.Markers.Entries(f.Name), len(ms), len(executing))
+	pids = append(append(pids, executing...), contained(pids)...)
+	return append(pids, s.records.living(pids)...)
+}
+
+// byRun sorts the marked processes by the run id they carry.
+func byRun(ms []proc.Valued) map[string][]proc.Member {
+	out := map[string][]proc.Member{}
+	for _, m := range ms {
+		if m.Value != "" {
+			out[m.Value] = append(out[m.Value], m.Member)
+		}
+	}
+	return out
+}
+
+// unique keeps the first of each port: one given twice is asked about once.
+func unique(ports []uint16) []uint16 {
+	var out []uint16
+	for _, p := range ports {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
