@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tetherproc/tether/internal/readiness"
 	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -145,12 +144,28 @@ func ExampleHost_Start_waitForPort() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := readiness.Spec{Ports: []uint16{uint16(port)}, PID: cmd.Process.Pid, Owned: true, Timeout: 10 * time.Second}.Wait()
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println("ready:", r.Ready, "died first:", r.PIDGone)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	fmt.Println("ready:", listening(port, exited))
 	_ = child.Stop(context.Background())
-	_ = cmd.Wait()
-	// Output: ready: true died first: false
+	<-exited
+	// Output: ready: true
+}
+
+// listening waits until something accepts a connection on port, for
+// up to 10 seconds; false at once should the child exit first.
+func listening(port int, exited <-chan error) bool {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		select {
+		case <-exited:
+			return false
+		default:
+		}
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return true
+		}
+	}
+	return false
 }
