@@ -195,6 +195,7 @@ func aliveOf(ms []proc.Member) []proc.Member {
 // watchdog ends every one of them within 2 s. Also when the watchdog
 // itself was killed first and replaced: the new one was told every run.
 func TestHostSIGKILLEndsEveryTree(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	t.Run("watchdog", func(t *testing.T) { hostSIGKILL(t, false) })
 	t.Run("replaced watchdog", func(t *testing.T) { hostSIGKILL(t, true) })
 	// The control: with no watchdog the parent-death signal ends the

@@ -273,6 +273,7 @@ func serverName(server string) string {
 // { } & group, tether itself) frees the port and leaves nothing. The
 // time from the SIGKILL to the port's refusing connections is logged.
 func TestServerSIGKILLFreesPort(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	type scenario struct {
 		name   string
 		caller func(t *testing.T, dir string, args []string) *exec.Cmd
@@ -546,6 +547,7 @@ func startNodeDevServer(t *testing.T, extra ...string) (*running, string, []hold
 // A stranded node dev server, reclaimed by its port, goes with its
 // helper child, which does not hold the port: the run is ended whole.
 func TestServerReclaimPortNodeHelper(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	tr, port, hs, helper := startNodeDevServer(t)
 	strandRun(t, tr)
 	ms := append(membersOf(hs), helper...)
@@ -632,6 +634,7 @@ func TestServerForking(t *testing.T) {
 
 // A stranded contained run, reclaimed by its port, leaves no cgroup.
 func TestServerContainedReclaimPort(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	needFull(t, "containment needs Linux's own path")
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: --contain=cgroup makes the run's cgroup below root's")

@@ -132,6 +132,7 @@ func timedWait(t *testing.T, args ...string) (result, time.Duration) {
 }
 
 func TestWaitServerListensLater(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	port := freePort(t, "tcp")
 	srv := serve(t, "PROCTEST_DELAY=1s", "PROCTEST_LISTEN=tcp4:127.0.0.1:"+port)
 	r, took := timedWait(t, "--port", port, "--pid", strconv.Itoa(srv.cmd.Process.Pid))
@@ -145,6 +146,7 @@ func TestWaitServerListensLater(t *testing.T) {
 }
 
 func TestWaitTimesOut(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	port := freePort(t, "tcp")
 	r, took := timedWait(t, "--port", port, "--timeout", "1s")
 	if r.code != 1 || !strings.Contains(r.stderr, "no listener on port "+port) {
@@ -161,6 +163,7 @@ func TestWaitTimesOut(t *testing.T) {
 // A server that crashes before it listens ends the wait at once (3),
 // not at the timeout.
 func TestWaitServerCrashed(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	port := freePort(t, "tcp")
 	srv := serve(t, "PROCTEST_DELAY=200ms", "PROCTEST_CRASH=1")
 	r, took := timedWait(t, "--port", port, "--pid", strconv.Itoa(srv.cmd.Process.Pid), "--timeout", "60s")
@@ -175,6 +178,7 @@ func TestWaitServerCrashed(t *testing.T) {
 // IPv6-only and UDP listeners, and several ports at once, one of them
 // late.
 func TestWaitIPv6UDPAndSeveralPorts(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	v6, udp, late := freePort(t, "tcp"), freePort(t, "udp"), freePort(t, "tcp")
 	if l, err := net.Listen("tcp6", "[::1]:0"); err != nil {
 		t.Skipf("no IPv6 loopback here: %v", err)
@@ -198,6 +202,7 @@ func TestWaitIPv6UDPAndSeveralPorts(t *testing.T) {
 // without --pid, at the exit with it. The latency is logged, not
 // asserted: these machines are shared.
 func TestWaitFreeAfterHolderExits(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	for _, withPID := range []bool{false, true} {
 		holder, port, _ := httpServe(t)
 		args := []string{"wait", "--free", "-p", port, "--timeout", "60s"}
@@ -231,6 +236,7 @@ func TestWaitFreeAfterHolderExits(t *testing.T) {
 
 // A port still held at the timeout: exit 1, naming who holds it.
 func TestWaitFreeTimesOutNamingHolder(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	holder, port, _ := httpServe(t)
 	r, _ := timedWait(t, "--free", "--port", port, "--timeout", "1s")
 	if want := fmt.Sprintf("port %s still held by PID %d (", port, holder.PID()); r.code != 1 || !strings.Contains(r.stderr, want) {
@@ -247,6 +253,7 @@ func TestWaitFreeTimesOutNamingHolder(t *testing.T) {
 // returned. The request goes to the listener itself whatever proxy the
 // environment names.
 func TestWaitHTTPReadyAfter200(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	_, port, out := httpServe(t, "PROCTEST_DELAY=1s")
 	proxy := []string{"HTTP_PROXY=http://127.0.0.1:1", "http_proxy=http://127.0.0.1:1", "NO_PROXY=", "no_proxy="}
 	start := time.Now()
@@ -268,6 +275,7 @@ func TestWaitHTTPReadyAfter200(t *testing.T) {
 
 // A server that answers 500 until the timeout: exit 1, naming the answer.
 func TestWaitHTTP500UntilTimeout(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	_, port, _ := httpServe(t, "PROCTEST_DELAY=1h", "PROCTEST_EARLY=500")
 	r, _ := timedWait(t, "-p", port, "--http", "/", "--timeout", "2s")
 	want := fmt.Sprintf("port %s: GET http://127.0.0.1:%s/ answered 500", port, port)
@@ -281,6 +289,7 @@ func TestWaitHTTP500UntilTimeout(t *testing.T) {
 
 // --pid ends an HTTP wait at once when the server dies.
 func TestWaitHTTPServerDies(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
 	srv, port, _ := httpServe(t, "PROCTEST_DELAY=1h", "PROCTEST_EARLY=500", "PROCTEST_DIE=500ms")
 	r, took := timedWait(t, "-p", port, "--http", "/", "--pid", strconv.Itoa(srv.PID()), "--timeout", "60s")
 	if r.code != 3 || !strings.Contains(r.stderr, fmt.Sprintf("PID %d is gone", srv.PID())) {
