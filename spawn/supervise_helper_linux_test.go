@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -117,28 +118,38 @@ type supervision struct {
 	lines chan string
 }
 
-// startSupervision starts the test binary in helper mode with env added
-// to its environment (and the test's id, which every process of the run
-// inherits, for the leak check). It is stopped, and its output closed,
-// when the test ends.
+// startSupervision starts the test binary in helper mode (with the
+// test's id, which every process of the run inherits, for the leak
+// check), its standard output a pipe read line by line. It is stopped,
+// and its output closed, when the test ends.
 func startSupervision(t *testing.T, mode string, spec proctest.Spec) *supervision {
 	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Before the helper is started, so that this cleanup runs after
+	// its own: the helper is gone by the time its output is closed.
+	s := readLines(t, pr)
+	spec.Stdout = pw
+	s.p = proctest.Start(t, mode, spec)
+	pw.Close()
+	return s
+}
+
+// readLines reads r line by line into a supervision, until r ends or
+// the test does; then r is closed.
+func readLines(t *testing.T, r io.ReadCloser) *supervision {
 	s := &supervision{lines: make(chan string, 64)}
 	quit, read := make(chan struct{}), make(chan struct{})
-	// Registered before the helper's own cleanup, so that it runs after
-	// it: the helper is gone by the time its output is closed.
 	t.Cleanup(func() {
 		close(quit)
-		pr.Close()
+		r.Close()
 		<-read
 	})
 	go func() {
 		defer close(read)
-		br := bufio.NewReader(pr)
+		br := bufio.NewReader(r)
 		for {
 			line, err := br.ReadString('\n')
 			if line != "" {
@@ -154,16 +165,13 @@ func startSupervision(t *testing.T, mode string, spec proctest.Spec) *supervisio
 			}
 		}
 	}()
-	spec.Stdout = pw
-	s.p = proctest.Start(t, mode, spec)
-	pw.Close()
 	return s
 }
 
 // supervise starts modeSupervise on args, with env.
 func supervise(t *testing.T, args []string, env ...string) *supervision {
 	t.Helper()
-	return startSupervision(t, modeSupervise, proctest.Spec{Env: append(env, commandEnv(args...))})
+	return startSupervision(t, modeSupervise, proctest.Spec{Env: append(slices.Clip(env), commandEnv(args...))})
 }
 
 // next is the helper's next line, within a generous deadline.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -60,7 +61,7 @@ var modeCatcher = proctest.Register("catcher", func() {
 // the tree: a generous one lets the catcher end by itself.
 func startCatcher(t *testing.T, env ...string) (*supervision, uint64) {
 	t.Helper()
-	s := supervise(t, helperCommand(modeCatcher), append(env, "PROCTEST_GRACE=20s")...)
+	s := supervise(t, helperCommand(modeCatcher), append(slices.Clip(env), "PROCTEST_GRACE=20s")...)
 	var pid int
 	var ign uint64
 	if line := s.next(t); !scanned(line, "catcher %d ignores %x", &pid, &ign) {
