@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -55,13 +57,15 @@ var modeCatcher = proctest.Register("catcher", func() {
 	}
 })
 
-// startCatcher runs the catcher under Supervise, with env, and returns
-// it when the catcher is ready, with the catcher's ignored signals. A
-// TERM that reaches Supervise starts its grace, after which it kills
-// the tree: a generous one lets the catcher end by itself.
-func startCatcher(t *testing.T, env ...string) (*supervision, uint64) {
+// startCatcher runs the catcher under Supervise in a helper started as
+// spec says, and returns it when the catcher is ready, with the
+// catcher's ignored signals. A TERM that reaches Supervise starts its
+// grace, after which it kills the tree: a generous one lets the catcher
+// end by itself.
+func startCatcher(t *testing.T, spec proctest.Spec) (*supervision, uint64) {
 	t.Helper()
-	s := supervise(t, helperCommand(modeCatcher), append(slices.Clip(env), "PROCTEST_GRACE=20s")...)
+	spec.Env = append(slices.Clip(spec.Env), commandEnv(helperCommand(modeCatcher)...), "PROCTEST_GRACE=20s")
+	s := startSupervision(t, modeSupervise, spec)
 	var pid int
 	var ign uint64
 	if line := s.next(t); !scanned(line, "catcher %d ignores %x", &pid, &ign) {
@@ -85,7 +89,7 @@ func scanned(line, format string, args ...any) bool {
 func TestSuperviseForwardsSignals(t *testing.T) {
 	for _, v := range supervisors {
 		t.Run(v.name, func(t *testing.T) {
-			s, _ := startCatcher(t, v.env...)
+			s, _ := startCatcher(t, proctest.Spec{Env: v.env})
 			for _, sig := range catchable {
 				s.signal(t, sig)
 				if got := s.next(t); got != unix.SignalName(sig) {
@@ -99,35 +103,61 @@ func TestSuperviseForwardsSignals(t *testing.T) {
 	}
 }
 
-// A signal the program ignored before Supervise (nohup leaves HUP
-// ignored; here HUP and INT) stays ignored in the command and is not
-// forwarded: the command, which catches both once it runs, gets the USR1
-// sent after them first. Were they forwarded, they would come first: a
-// process is given its pending signals lowest number first, and so is a
-// Go program's channel.
+// A signal ignored when Supervise starts stays ignored in the command
+// and is not forwarded: one the program set to SIG_IGN itself (here HUP
+// and INT), and one it inherited ignored (HUP, under nohup, which Go's
+// runtime leaves ignored). The command, which catches them all once it
+// runs, gets the USR1 sent after them first. Were they forwarded, they
+// would come first: a process is given its pending signals lowest
+// number first, and so is a Go program's channel.
 func TestSuperviseKeepsIgnoredSignals(t *testing.T) {
+	nohup, err := exec.LookPath("nohup")
 	for _, v := range supervisors {
-		t.Run(v.name, func(t *testing.T) {
-			env := append([]string{"PROCTEST_IGNORE=" + strconv.Itoa(int(syscall.SIGHUP)) + " " + strconv.Itoa(int(syscall.SIGINT))}, v.env...)
-			s, ign := startCatcher(t, env...)
-			if want := sigBit(syscall.SIGHUP) | sigBit(syscall.SIGINT); ign&want != want {
-				t.Errorf("the command started with SigIgn %#x, want HUP and INT ignored (%#x) as the program left them", ign, want)
-			}
-			s.signal(t, syscall.SIGHUP)
-			s.signal(t, syscall.SIGINT)
-			s.signal(t, syscall.SIGUSR1)
-			if got := s.next(t); got != "SIGUSR1" {
-				t.Errorf("sent HUP, INT, USR1 to a program that ignores HUP and INT; the command got %q first, want SIGUSR1", got)
-			}
-			s.signal(t, syscall.SIGTERM)
-			if status, _, lines := s.result(t); status != 0 {
-				t.Errorf("status %d after %q, want 0: the command exits 0 on TERM", status, lines)
-			}
-		})
+		for _, tc := range []struct {
+			name    string
+			spec    proctest.Spec
+			ignored []syscall.Signal
+		}{
+			{"by the program", proctest.Spec{Env: []string{"PROCTEST_IGNORE=" + strconv.Itoa(int(syscall.SIGHUP)) + " " + strconv.Itoa(int(syscall.SIGINT))}}, []syscall.Signal{syscall.SIGHUP, syscall.SIGINT}},
+			{"inherited", proctest.Spec{Path: nohup, Args: []string{os.Args[0]}}, []syscall.Signal{syscall.SIGHUP}},
+		} {
+			t.Run(v.name+"/"+tc.name, func(t *testing.T) {
+				if tc.name == "inherited" && nohup == "" {
+					t.Skipf("no nohup to start the program with HUP ignored: %v", err)
+				}
+				tc.spec.Env = append(tc.spec.Env, v.env...)
+				s, ign := startCatcher(t, tc.spec)
+				var want uint64
+				for _, sig := range tc.ignored {
+					want |= sigBit(sig)
+				}
+				if ign&want != want {
+					t.Errorf("the command started with SigIgn %#x, want %s ignored (%#x) as the program had them", ign, sigNames(tc.ignored), want)
+				}
+				for _, sig := range append(tc.ignored, syscall.SIGUSR1) {
+					s.signal(t, sig)
+				}
+				if got := s.next(t); got != "SIGUSR1" {
+					t.Errorf("sent %s, then USR1, to a program that ignores %[1]s; the command got %q first, want SIGUSR1", sigNames(tc.ignored), got)
+				}
+				s.signal(t, syscall.SIGTERM)
+				if status, _, lines := s.result(t); status != 0 {
+					t.Errorf("status %d after %q, want 0: the command exits 0 on TERM", status, lines)
+				}
+			})
+		}
 	}
 }
 
 func sigBit(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
+
+func sigNames(sigs []syscall.Signal) string {
+	names := make([]string, len(sigs))
+	for i, sig := range sigs {
+		names[i] = unix.SignalName(sig)
+	}
+	return strings.Join(names, " ")
+}
 
 // modeSignalState is a program with signal handling of its own (HUP
 // ignored, USR2 caught on a channel; with PROCTEST_SUBREAPER set, a child
