@@ -122,7 +122,7 @@ var modeOwnChildren = proctest.Register("own-children", func() {
 	}
 	before, goBefore := told("read x; exit 5")
 	long, goLong := told("read x; exit 7")
-	var during *exec.Cmd
+	started := make(chan *exec.Cmd, 1)
 
 	cmdOut, out, err := os.Pipe()
 	if err != nil {
@@ -141,10 +141,11 @@ var modeOwnChildren = proctest.Register("own-children", func() {
 		}
 		goBefore.Close()
 		exited(before)
-		during = exec.Command("/bin/sh", "-c", "exit 6")
+		during := exec.Command("/bin/sh", "-c", "exit 6")
 		if err := during.Start(); err != nil {
 			fail(err)
 		}
+		started <- during
 		exited(during)
 		cmdIn.Close()
 	}()
@@ -153,6 +154,7 @@ var modeOwnChildren = proctest.Register("own-children", func() {
 		Stdin:  in,
 		Stdout: out,
 	})
+	during := <-started
 	fmt.Println("own", before.Process.Pid, during.Process.Pid)
 	report(status, err)
 	st, err := proc.Host().Stat(long.Process.Pid)

@@ -64,6 +64,7 @@ func TestSuperviseHandsTerminalOver(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proctest.MaySkip(modeTerminal) // no pseudo-terminal here
+			proctest.MaySkip(modeTTYSelf)
 			master, slave := proctest.OpenPTY(t)
 			// No echo: the terminal would write ^C before the program's
 			// next line. Ctrl-C still sends SIGINT (ISIG).
