@@ -19,8 +19,9 @@ import (
 // reapScript makes orphans of three kinds while it runs, each reparented
 // to Supervise's process at once (its parent, an inner sh, exits): two in
 // the command's process group, and one in a session of its own that
-// lives past a tick of Supervise's loop (told from the program's own
-// children by the run id in its environment). It then waits until each
+// outlives them, so that Supervise, woken by their exits, sees it alive
+// (and tells it from the program's own children by the run id in its
+// environment: a zombie has none to read). It then waits until each
 // of their PIDs is gone; kill -0 succeeds on a zombie, so it goes on only
 // once Supervise has reaped them (and gives up, exit 9, after some 10 s).
 // Last it leaves two more, a child of its own and a double-forked one,
@@ -28,7 +29,7 @@ import (
 const reapScript = `
 a=$(sh -c 'sleep 0.2 </dev/null >/dev/null 2>&1 & echo $!')
 b=$(sh -c 'sleep 0.2 </dev/null >/dev/null 2>&1 & echo $!')
-c=$(sh -c 'setsid sleep 1 </dev/null >/dev/null 2>&1 & echo $!')
+c=$(sh -c 'setsid sleep 0.6 </dev/null >/dev/null 2>&1 & echo $!')
 echo orphans $a $b $c
 for p in $a $b $c; do
 	n=0
