@@ -292,49 +292,6 @@ func readLineTimeout(r *bufio.Reader) (string, error) {
 	}
 }
 
-// modeSigstate prints its SigIgn and SigBlk masks as /proc shows them,
-// then stays.
-var modeSigstate = proctest.Register("sigstate", func() {
-	data, _ := os.ReadFile("/proc/self/status")
-	var fields []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && (k == "SigIgn" || k == "SigBlk") {
-			fields = append(fields, k+"="+strings.TrimSpace(v))
-		}
-	}
-	fmt.Println(strings.Join(fields, " "))
-	forever()
-})
-
-// A signal ignored when tether starts (nohup) stays ignored in the command
-// and is not forwarded: HUP to tether under nohup ends nothing.
-func TestRunNohup(t *testing.T) {
-	proctest.MaySkip(modeSigstate) // no nohup here
-	nohup, err := exec.LookPath("nohup")
-	if err != nil {
-		t.Skip("no nohup")
-	}
-	r := startProgram(t, nohup, helperEnv(modeSigstate), tetherBin, "run", "--outlive-parent", "--", os.Args[0])
-	line := r.line(t)
-	var ign uint64
-	if _, err := fmt.Sscanf(strings.Fields(line)[1], "SigIgn=%x", &ign); err != nil || ign&1 == 0 {
-		t.Fatalf("command's masks %q; want SIGHUP ignored (bit 0 of SigIgn)", line)
-	}
-	// nohup execs tether, which keeps its PID.
-	if err := r.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-r.done:
-		t.Fatalf("tether under nohup exited (%d) on HUP; want it and its command running", r.code)
-	case <-time.After(300 * time.Millisecond): // a HUP acted on would end both by then
-	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	if code := r.wait(t); code != 143 {
-		t.Errorf("exit %d after TERM, want 143", code)
-	}
-}
-
 // When the command dies of a signal, tether dies of it too, after its
 // cleanup: the caller sees WIFSIGNALED, as Python's subprocess does.
 func TestRunDiesBySignal(t *testing.T) {

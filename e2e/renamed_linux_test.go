@@ -88,28 +88,18 @@ func wantEnded(t *testing.T, ms []proc.Member, when string) {
 
 // While tether lives, its cleanup does not depend on the environment: a
 // renamed or env-cleared descendant in a session of its own is ended when
-// the command exits, and when tether gets TERM.
+// tether gets TERM. (That they are ended when the command exits is
+// Supervise's cleanup, tested in spawn: TestSuperviseEndsWhatTheCommandLeft.)
 func TestRunEndsRenamedDescendants(t *testing.T) {
-	t.Run("command exits", func(t *testing.T) {
-		needFull(t, "with no subreaper, a renamed descendant in a session of its own is orphaned to init, out of reach, when the command exits")
-		r := startTether(t, helperEnv(modeRenamers, "PROCTEST_STATUS=7"), "run", "--grace", "1s", "--", os.Args[0])
-		ms := members(t, r.line(t))
-		if code := r.wait(t); code != 7 {
-			t.Errorf("exit %d, want 7 (stderr %q)", code, r.errOut.String())
-		}
-		wantEnded(t, ms, "after the command exited")
-	})
-	t.Run("TERM", func(t *testing.T) {
-		r := startTether(t, helperEnv(modeRenamers, "PROCTEST_STAY=1"), "run", "--grace", "1s", "--", os.Args[0])
-		ms := members(t, r.line(t))
-		if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		if code := r.wait(t); code != 143 {
-			t.Errorf("exit %d, want 143 (stderr %q)", code, r.errOut.String())
-		}
-		wantEnded(t, ms, "after tether got TERM")
-	})
+	r := startTether(t, helperEnv(modeRenamers, "PROCTEST_STAY=1"), "run", "--grace", "1s", "--", os.Args[0])
+	ms := members(t, r.line(t))
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(t); code != 143 {
+		t.Errorf("exit %d, want 143 (stderr %q)", code, r.errOut.String())
+	}
+	wantEnded(t, ms, "after tether got TERM")
 }
 func itoa(n int) string { return strconv.Itoa(n) }
 

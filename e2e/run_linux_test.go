@@ -359,26 +359,6 @@ var modeTree = proctest.Starts(proctest.Register("tree", func() {
 	os.Exit(code)
 }), modeSleep, modeIgnoreTerm, modeDoubleFork)
 
-// When the command exits, what it left behind goes too: a child in its
-// group, a setsid child, one that ignores TERM, a double-forked orphan.
-func TestRunCleansUpTree(t *testing.T) {
-	t.Parallel() // it waits out a grace or a window, and signals only its own
-	for _, status := range []int{0, 7} {
-		t.Run(strconv.Itoa(status), func(t *testing.T) {
-			tr := startTether(t, helperEnv(modeTree, fmt.Sprintf("PROCTEST_STATUS=%d", status)), "run", "--grace", "1s", "--", os.Args[0])
-			if line := tr.line(t); line != "ready" {
-				t.Fatalf("helper said %q, want ready", line)
-			}
-			if code := tr.wait(t); code != status {
-				t.Errorf("exit %d, want %d", code, status)
-			}
-			if left, _ := proctest.Alive(proctest.TestID(t)); len(left) > 0 {
-				t.Errorf("still alive after tether exited: %v", left)
-			}
-		})
-	}
-}
-
 // modeSignals prints the name of every signal tether forwards as it
 // arrives; SIGTERM ends it with status 0.
 var modeSignals = proctest.Register("signals", func() {
@@ -393,32 +373,6 @@ var modeSignals = proctest.Register("signals", func() {
 		}
 	}
 })
-
-func TestRunForwardsSignals(t *testing.T) {
-	tr := startTether(t, helperEnv(modeSignals), "run", "--", os.Args[0])
-	if line := tr.line(t); line != "ready" {
-		t.Fatalf("helper said %q, want ready", line)
-	}
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGTERM} {
-		if err := tr.cmd.Process.Signal(sig); err != nil {
-			t.Fatal(err)
-		}
-		want := "SIG" + strings.ToUpper(strings.TrimPrefix(fmt.Sprint(sig), "signal "))
-		if got := tr.line(t); got != signalName(sig) {
-			t.Errorf("command got %q, want %q (%s)", got, signalName(sig), want)
-		}
-	}
-	if code := tr.wait(t); code != 0 {
-		t.Errorf("exit %d, want 0 (the command exits 0 on TERM)", code)
-	}
-}
-
-func signalName(s syscall.Signal) string {
-	return map[syscall.Signal]string{
-		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT", syscall.SIGUSR1: "SIGUSR1",
-		syscall.SIGUSR2: "SIGUSR2", syscall.SIGWINCH: "SIGWINCH", syscall.SIGTERM: "SIGTERM",
-	}[s]
-}
 
 // zombieChildren counts the zombies among pid's children.
 func zombieChildren(pid int) (n int) {
@@ -444,14 +398,6 @@ var modeOrphans = proctest.Register("orphans", func() {
 	fmt.Println("ready")
 	forever()
 })
-
-func TestRunReapsOrphans(t *testing.T) {
-	tr := startTether(t, helperEnv(modeOrphans), "run", "--", os.Args[0])
-	if line := tr.line(t); line != "ready" {
-		t.Fatalf("helper said %q, want ready", line)
-	}
-	proctest.Eventually(t, "no zombie left under tether", func() bool { return zombieChildren(tr.cmd.Process.Pid) == 0 })
-}
 
 // modeCaller runs tether with the arguments in PROCTEST_ARGS (one per
 // line), prints tether's PID, and waits: the test kills it.
@@ -703,69 +649,6 @@ func TestRunAsPIDNamespaceInit(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 143 {
 		t.Errorf("exit %d, want 143 (the command died of the forwarded TERM)", code)
 	}
-}
-
-// modeTTYShell plays an interactive shell: as the session leader on the
-// terminal given as stdin, it runs tether with PROCTEST_ARGS as a shell
-// runs a job, in a process group of its own in the terminal's
-// foreground; it takes the terminal back after, and prints the status as
-// the shell shows it (128+N for death by signal N) and whether the
-// terminal came back to it.
-var modeTTYShell = proctest.Register("ttyshell", func() {
-	signal.Ignore(syscall.SIGTTOU)
-	args := strings.Split(os.Getenv("PROCTEST_ARGS"), "\n")
-	cmd := exec.Command(os.Getenv("PROCTEST_TETHER"), args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0}
-	_ = cmd.Run()
-	code := cmd.ProcessState.ExitCode()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		code = 128 + int(ws.Signal())
-	}
-	_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, unix.Getpgrp())
-	fg, _ := unix.IoctlGetInt(0, unix.TIOCGPGRP)
-	fmt.Printf("\nexit=%d back=%v\n", code, fg == unix.Getpgrp())
-})
-
-// Under a terminal the command's group gets the foreground, Ctrl-C ends it
-// with 130, and the terminal comes back to the shell.
-func TestRunTerminal(t *testing.T) {
-	proctest.MaySkip(modeTTYShell) // no pseudo-terminal here
-	master, slave := proctest.OpenPTY(t)
-	args := []string{"run", "--", "/usr/bin/env", proctest.Mode(modeSelf), "PROCTEST_STAY=1", os.Args[0]}
-	shell := proctest.Start(t, modeTTYShell, proctest.Spec{
-		Env:         []string{"PROCTEST_TETHER=" + tetherBin, "PROCTEST_ARGS=" + strings.Join(args, "\n")},
-		Stdin:       slave,
-		Stdout:      slave,
-		Stderr:      slave,
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
-	})
-	slave.Close()
-	br := bufio.NewReader(master)
-	var s self
-	for {
-		line := proctest.ReadLine(t, br)
-		if strings.HasPrefix(line, "{") {
-			s = readSelf(t, line)
-			break
-		}
-	}
-	if s.FG != s.Pgrp || s.Pgrp != s.PID {
-		t.Errorf("foreground group %d, command's group %d (pid %d); want the command's own group in the foreground", s.FG, s.Pgrp, s.PID)
-	}
-	if _, err := master.Write([]byte{3}); err != nil { // Ctrl-C
-		t.Fatal(err)
-	}
-	for {
-		line := proctest.ReadLine(t, br)
-		if strings.HasPrefix(line, "exit=") {
-			if line != "exit=130 back=true" {
-				t.Errorf("shell saw %q, want exit=130 back=true", line)
-			}
-			break
-		}
-	}
-	waitGone(t, shell, "the shell after tether exited")
 }
 
 // waitGone waits for p, which the test expects to end, to be reaped,
