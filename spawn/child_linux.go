@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
@@ -328,4 +329,21 @@ func onSpawner(cmd *exec.Cmd) error {
 	req := startRequest{cmd: cmd, done: make(chan error, 1)}
 	spawnerReqs <- req
 	return <-req.done
+}
+
+// newCgroup makes the run's cgroup, stamped with the run's entries
+// alone (an empty environment stamped), for the command to be born in.
+func (r *run) newCgroup() error {
+	g, err := cgroup.New(r.cfg.RunID, r.cfg.environ([]string{}))
+	if err == nil {
+		r.group = g
+	}
+	return err
+}
+
+// release lets go of what the run holds once it is over: its record
+// and its cgroup.
+func (r *run) release() {
+	r.rec.Remove()
+	r.group.Release()
 }

@@ -12,20 +12,6 @@ import (
 	"github.com/tetherproc/tether/probe"
 )
 
-// errUnsupported is returned where the platform has no parent-death
-// signal: an [errors.ErrUnsupported], which is how a caller tells it.
-var errUnsupported error = unsupported{}
-
-// unsupported is errUnsupported's type: made without fmt, whose first
-// use at start-up costs every run of tether.
-type unsupported struct{}
-
-func (unsupported) Error() string {
-	return "tethering a child needs a parent-death signal, which only Linux has"
-}
-
-func (unsupported) Unwrap() error { return errors.ErrUnsupported }
-
 // Config is how a command is tethered, in two parts. The stamp (Name,
 // Markers, Signal, RunID, Supervisor) is what every entry point writes
 // into the child and arms it with. Supervision is the rest: Grace and

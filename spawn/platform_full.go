@@ -110,8 +110,20 @@ func (r *supervisor) below(skip int) []proc.Member {
 // cgroup that left it (a PID namespace the command set up itself).
 func (r *supervisor) strays() []proc.Member { return r.group.Members() }
 
-// beforeReap has nothing to do: the subreaper keeps the tree below tether.
-func (r *supervisor) beforeReap() {}
+// beforeReap, as the process's sole reaper, has nothing to do: the
+// subreaper keeps the tree below tether. Otherwise it writes the tree
+// down while the command, exited but not yet reaped, still holds its PID
+// and with it its group's number: the group's members that renamed
+// themselves or cleared their environment are then on the list the
+// cleanup follows, also when no tick has listed them yet.
+func (r *supervisor) beforeReap() {
+	if r.cfg.SoleReaper || r.done || r.child == 0 {
+		return
+	}
+	if st, err := proc.Host().Stat(r.child); err == nil && st.Zombie() {
+		r.record()
+	}
+}
 
 // adoptsOrphans: the subreaper is given the orphans of the tree.
 const adoptsOrphans = true

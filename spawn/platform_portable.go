@@ -235,3 +235,17 @@ func Exec(Config) error {
 
 // adoptsOrphans: with no subreaper, orphans go to init.
 const adoptsOrphans = false
+
+// errUnsupported is returned where the platform has no parent-death
+// signal: an [errors.ErrUnsupported], which is how a caller tells it.
+var errUnsupported error = unsupported{}
+
+// unsupported is errUnsupported's type: made without fmt, whose first
+// use at start-up costs every run of tether.
+type unsupported struct{}
+
+func (unsupported) Error() string {
+	return "tethering a child needs a parent-death signal, which only Linux has"
+}
+
+func (unsupported) Unwrap() error { return errors.ErrUnsupported }

@@ -50,16 +50,6 @@ type run struct {
 // entry is the environment entry every process of the run carries.
 func (r *run) entry() string { return probe.RunIDVar + "=" + r.cfg.RunID }
 
-// newCgroup makes the run's cgroup, stamped with the run's entries
-// alone (an empty environment stamped), for the command to be born in.
-func (r *run) newCgroup() error {
-	g, err := cgroup.New(r.cfg.RunID, r.cfg.environ([]string{}))
-	if err == nil {
-		r.group = g
-	}
-	return err
-}
-
 // keep writes the tree down: the run's record is written the first time
 // there is a tree to write (what has tether check and reclaim know a
 // renamed member), and its members after. A run over before that (most
@@ -109,13 +99,6 @@ func (r *run) escalation(grace time.Duration, list func() ([]proc.Member, bool))
 		KillAll: r.group.KillAll,
 		What:    "end of " + r.cfg.Name + " (run " + r.cfg.RunID + ")",
 	}
-}
-
-// release lets go of what the run holds once it is over: its record
-// and its cgroup.
-func (r *run) release() {
-	r.rec.Remove()
-	r.group.Release()
 }
 
 // maxWatchdogs bounds how many watchdogs a run or a Host starts: one

@@ -65,13 +65,17 @@ var (
 	reservedWas  [4]uint64
 )
 
-// readInherited reads what tether's caller left it from /proc/self/status
+// readInherited reads what tether's caller left it from its status file
 // (SigIgn, SigBlk, SigCgt). The same read checks that /proc numbers processes
 // as kill and wait do (proc.FS.CheckOwn): the tree is walked and
 // signalled by the PIDs /proc shows.
 func readInherited() (inherited, error) {
 	var in inherited
-	data, err := proc.ReadPlain("/proc/self/status")
+	// SigBlk is the reading thread's own (SigIgn and SigCgt are the
+	// process's): the locked thread's, which forks the command, not
+	// the first thread's, which may be Go's signal thread, blocking
+	// every signal it does not deliver.
+	data, err := proc.ReadPlain("/proc/self/task/" + strconv.Itoa(unix.Gettid()) + "/status")
 	if err != nil {
 		return in, nil
 	}

@@ -98,6 +98,10 @@ func TestSuperviseEndsWhatTheCommandLeft(t *testing.T) {
 		unsure []string // what is not promised to be ended
 	}{
 		{"library", nil, true, []string{"escaped"}},
+		// Ended before any tick: the tree is written down as the
+		// command is found exited, while its group's number is still
+		// the run's, and the group's renamed members with it.
+		{"library at once", nil, false, []string{"escaped"}},
 		{"sole reaper", supervisors[1].env, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

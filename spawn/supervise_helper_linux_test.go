@@ -70,6 +70,12 @@ var modeSupervise = proctest.Register("supervise", func() {
 		n, _ := strconv.Atoi(f)
 		signal.Ignore(syscall.Signal(n))
 	}
+	if os.Getenv("PROCTEST_NOTIFY") != "" {
+		// A program that catches a signal of its own already: Go's
+		// runtime then has a thread that blocks every signal it does
+		// not deliver, which may be the process's first.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPWR)
+	}
 	report(spawn.Supervise(cfg))
 	_, _ = io.Copy(io.Discard, os.Stdin)
 })

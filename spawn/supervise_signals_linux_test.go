@@ -83,6 +83,20 @@ func scanned(line, format string, args ...any) bool {
 	return err == nil && n == len(args)
 }
 
+// A program that catches a signal of its own before Supervise still has
+// the others forwarded: what its caller blocked is read from the thread
+// that forks the command, not from the process's first thread, which Go's
+// signal thread may be, blocking all it does not deliver.
+func TestSuperviseForwardsAfterNotify(t *testing.T) {
+	s, _ := startCatcher(t, proctest.Spec{Env: []string{"PROCTEST_NOTIFY=1"}})
+	for _, sig := range []syscall.Signal{syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGTERM} {
+		s.signal(t, sig)
+		if got := s.next(t); got != unix.SignalName(sig) {
+			t.Fatalf("sent %s to the program; the command got %q", unix.SignalName(sig), got)
+		}
+	}
+}
+
 // A signal sent to the program that runs Supervise reaches its command:
 // every one the command reports, in the order sent; TERM ends it, and
 // Supervise returns its status.

@@ -2,6 +2,8 @@
 
 package spawn
 
+import "errors"
+
 // Supervise fails: this platform has no parent-death signal.
 func Supervise(cfg Config) (int, error) {
 	return 0, &StartError{Status: 125, Err: errUnsupported}
@@ -14,3 +16,17 @@ func Exec(cfg Config) error {
 
 // markInit has nothing to mark: no helper is started here.
 func markInit() {}
+
+// errUnsupported is returned where the platform has no parent-death
+// signal: an [errors.ErrUnsupported], which is how a caller tells it.
+var errUnsupported error = unsupported{}
+
+// unsupported is errUnsupported's type: made without fmt, whose first
+// use at start-up costs every run of tether.
+type unsupported struct{}
+
+func (unsupported) Error() string {
+	return "tethering a child needs a parent-death signal, which only Linux has"
+}
+
+func (unsupported) Unwrap() error { return errors.ErrUnsupported }

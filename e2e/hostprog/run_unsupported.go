@@ -2,6 +2,6 @@
 
 package main
 
-import "github.com/tetherproc/tether/spawn"
+import "errors"
 
-func run([]string) error { return spawn.ErrUnsupported }
+func run([]string) error { return errors.ErrUnsupported }
