@@ -2,6 +2,8 @@ package spawn
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime"
@@ -75,7 +77,14 @@ func readInherited() (inherited, error) {
 	// process's): the locked thread's, which forks the command, not
 	// the first thread's, which may be Go's signal thread, blocking
 	// every signal it does not deliver.
-	data, err := proc.ReadPlain("/proc/self/task/" + strconv.Itoa(unix.Gettid()) + "/status")
+	// thread-self is resolved in /proc's own PID namespace, as self is
+	// (a TID of this namespace would name another task where /proc is
+	// an enclosing namespace's, and the check below would be skipped).
+	// Before Linux 3.17 there is only self.
+	data, err := proc.ReadPlain("/proc/thread-self/status")
+	if errors.Is(err, fs.ErrNotExist) {
+		data, err = proc.ReadPlain("/proc/self/status")
+	}
 	if err != nil {
 		return in, nil
 	}
