@@ -3,10 +3,12 @@ package spawn
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
 )
 
 // watchChain has gone called once any process of chain exits, each
@@ -19,6 +21,10 @@ import (
 func watchChain(chain []proc.Member, ppid int, gone func()) (stop func(), err error) {
 	if len(chain) == 0 {
 		return func() {}, nil
+	}
+	if ok, why := proc.Pidfds(); !ok {
+		trace.Printf("no pidfds (%v): the caller's chain is looked at every %v", why, chainPoll)
+		return pollChain(proc.Host(), chain, gone)
 	}
 	w, err := openExitWatch(chain)
 	if err != nil {
@@ -114,4 +120,47 @@ func (w *exitWatch) stop() {
 		one := [8]byte{1}
 		_, _ = unix.Write(int(w.fds[0].Fd), one[:])
 	}
+}
+
+// chainPoll is how often the caller's chain is looked at where there are
+// no pidfds to wait on: an ancestor's death is seen within it.
+const chainPoll = 100 * time.Millisecond
+
+// pollChain has gone called once any process of chain is gone (another
+// start time at its PID, a zombie, no such process), looking every
+// chainPoll, as the watchdog looks at its supervisor. One gone before
+// the first look is errParentGone, as for the pidfd watch; a member
+// named by its PID alone is held by the start time it has now.
+func pollChain(fs proc.FS, chain []proc.Member, gone func()) (stop func(), err error) {
+	held := make([]proc.Member, len(chain))
+	for i, m := range chain {
+		st, err := fs.Stat(m.PID)
+		if err != nil || st.Zombie() || m.StartTime != 0 && st.StartTime != m.StartTime {
+			return nil, errParentGone
+		}
+		held[i] = proc.Member{PID: m.PID, StartTime: st.StartTime}
+	}
+	quit := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(chainPoll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+			for _, m := range held {
+				if st, err := fs.Stat(m.PID); err != nil || st.StartTime != m.StartTime || st.Zombie() {
+					select {
+					case <-quit: // stopped meanwhile: no TERM
+					default:
+						gone()
+					}
+					return
+				}
+			}
+		}
+	}()
+	return sync.OnceFunc(func() { close(quit) }), nil
 }

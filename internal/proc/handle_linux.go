@@ -13,14 +13,24 @@ import (
 // Handle holds one process through a pidfd: a signal sent through it
 // reaches the process it was opened on or nothing, never a later holder
 // of the PID. Open it before checking who the process is, so that the
-// check and the signal are about the same process.
+// check and the signal are about the same process. Where this kernel has
+// no pidfds (Pidfds), it holds the process by its PID and start time
+// instead, as on macOS (fd is -1: handle_start.go).
 type Handle struct {
-	pid int
-	fd  int
+	pid   int
+	fd    int
+	start startHandle
 }
 
 // Open opens a handle on pid; ErrGone when no process has it.
 func (fs FS) Open(pid int) (*Handle, error) {
+	if ok, _ := Pidfds(); !ok {
+		h, err := fs.openByStart(pid)
+		if err != nil {
+			return nil, err
+		}
+		return &Handle{pid: pid, fd: -1, start: h}, nil
+	}
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err == unix.ESRCH {
 		return nil, &readError{what: fmt.Sprintf("pidfd_open %d", pid), kind: ErrGone, err: err}
@@ -32,7 +42,11 @@ func (fs FS) Open(pid int) (*Handle, error) {
 }
 
 // Close releases the handle.
-func (h *Handle) Close() { unix.Close(h.fd) }
+func (h *Handle) Close() {
+	if h.fd >= 0 {
+		unix.Close(h.fd)
+	}
+}
 
 // pidfsMagic is PID_FS_MAGIC: pidfds live on pidfs from Linux 6.9 on.
 const pidfsMagic = 0x50494446
@@ -42,6 +56,9 @@ const pidfsMagic = 0x50494446
 // ticks (two processes can start in one 10 ms tick). It is 0 on kernels
 // where pidfds are anonymous inodes, which tell nothing apart.
 func (h *Handle) Identity() uint64 {
+	if h.fd < 0 {
+		return 0
+	}
 	var fs unix.Statfs_t
 	if unix.Fstatfs(h.fd, &fs) != nil || fs.Type != pidfsMagic {
 		return 0
@@ -66,6 +83,9 @@ func (fs FS) Identity(pid int) uint64 {
 
 // Signal sends sig to the process; ErrGone once it has exited.
 func (h *Handle) Signal(sig syscall.Signal) error {
+	if h.fd < 0 {
+		return h.start.signal(sig)
+	}
 	err := unix.PidfdSendSignal(h.fd, sig, nil, 0)
 	if err == unix.ESRCH {
 		return &readError{what: fmt.Sprintf("signal %d", h.pid), kind: ErrGone, err: err}
@@ -82,6 +102,9 @@ func (h *Handle) Signal(sig syscall.Signal) error {
 // more threads than ending one: under a per-user process limit, a thread
 // per wait is a crash.
 func Exited(hs []*Handle, deadline time.Time) []bool {
+	if ok, _ := Pidfds(); !ok {
+		return pollExited(len(hs), func(i int) bool { return hs[i].start.gone() }, deadline)
+	}
 	fds := make([]unix.PollFd, len(hs))
 	for i, h := range hs {
 		fds[i] = unix.PollFd{Fd: int32(h.fd), Events: unix.POLLIN}
