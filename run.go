@@ -90,6 +90,9 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		DieBySignal:   true,
 		SoleReaper:    true,
 	}
+	cfg.OnContain = func(got spawn.Containment, refused []string) {
+		fmt.Fprintf(c.App.ErrWriter, "tether: --contain=auto: %s; contained in %s\n", sanitize(strings.Join(refused, "; ")), containName(got))
+	}
 	cfg.OnDaemonEnded = func(pid int, comm string) {
 		fmt.Fprintf(c.App.ErrWriter, "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", sanitize(args[0]), pid, sanitize(comm))
 	}
@@ -244,4 +247,12 @@ func runHint(r reclaim.Result) string {
 		return r.Why + "; --foreign would end it"
 	}
 	return r.Why
+}
+
+// containName says in words where a run was contained.
+func containName(m spawn.Containment) string {
+	if m == spawn.ContainPIDNamespace {
+		return "a PID namespace"
+	}
+	return "a cgroup"
 }

@@ -53,13 +53,21 @@ func (c *Child) RunID() string { return c.cfg.RunID }
 // selects.
 func (c *Child) Name() string { return c.cfg.Name }
 
-// contain makes the child's cgroup, with Config.Contain.
+// contain makes the child's cgroup, with Config.Contain, where the
+// child can be born in it (clone3 with CLONE_INTO_CGROUP, Linux 5.7): a
+// child of a program enters no group on its own.
 func (c *Child) contain() error {
 	mode := c.cfg.Contain
 	if mode != ContainCgroup && mode != ContainAuto {
 		return nil
 	}
 	err := c.newCgroup()
+	if err == nil {
+		if err = c.group.BornIn(); err != nil {
+			c.group.Release()
+			c.group = nil
+		}
+	}
 	switch {
 	case err == nil:
 	case mode == ContainCgroup:

@@ -76,6 +76,11 @@ type Config struct {
 	// returning 128+N, so that its caller sees it killed (a shell loop
 	// stops on Ctrl-C). As PID 1, which no signal ends, it returns.
 	DieBySignal bool
+	// OnContain, when set, is told when Contain is auto and the run got
+	// a containment other than the first it tried: which, and why each
+	// before it was refused ("cgroup: cgroup v2 is not mounted"), what
+	// a caller may want to tell its user. The library writes nothing.
+	OnContain func(got Containment, refused []string)
 	// Contain has Supervise keep the whole tree in a kernel container,
 	// which no descendant leaves by its own means: see [Containment].
 	// Supervise, and Host.Start (a cgroup only); Exec has no process to

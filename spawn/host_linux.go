@@ -154,6 +154,7 @@ func superviseOnly(cfg Config) string {
 		{"OutliveParent", cfg.OutliveParent},
 		{"Forking", cfg.Forking},
 		{"OnDaemonEnded", cfg.OnDaemonEnded != nil},
+		{"OnContain", cfg.OnContain != nil},
 		{"Reexec", cfg.Reexec}, // a Host's is HostOptions.Reexec
 		{"Stdin", cfg.Stdin != nil},
 		{"Stdout", cfg.Stdout != nil},

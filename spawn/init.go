@@ -3,6 +3,7 @@ package spawn
 import (
 	"os"
 
+	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
@@ -27,5 +28,7 @@ func Init() {
 	case pidns.Arg:
 		trace.FromEnv()
 		os.Exit(pidns.Main(os.Args[2:]))
+	case cgroup.EnterArg:
+		os.Exit(cgroup.EnterMain(os.Args[2:]))
 	}
 }

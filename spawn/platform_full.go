@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
@@ -169,6 +171,9 @@ func (r *supervisor) contain(path string, attr *syscall.ProcAttr) (string, []str
 			var argv []string
 			if r.init, argv, err = pidns.Prepare(self, path, r.cfg.Args, r.cfg.Grace, attr); err == nil {
 				trace.Printf("contained in a new PID namespace, under tether's init")
+				if len(r.tried) > 0 && r.cfg.OnContain != nil {
+					r.cfg.OnContain(ContainPIDNamespace, r.tried)
+				}
 				return self, argv, nil
 			}
 		}
@@ -234,4 +239,39 @@ func armParentDeath(ppid int, sig syscall.Signal) error {
 	}
 	trace.Printf("following parent %d: %s when it dies", ppid, unix.SignalName(sig))
 	return nil
+}
+
+// forkExec starts the command, born in the run's cgroup where it has
+// one. Where the kernel cannot start it there (clone3 with
+// CLONE_INTO_CGROUP: Linux 5.7; refused by some container sandboxes), it
+// is started as tether's own binary, which enters the group before it
+// executes the command in place (cgroup.EnterMain): nothing of it runs
+// outside, and it cannot fork first. A refused clone3 makes no child, so
+// the start is simply tried first.
+func (r *supervisor) forkExec(path string, attr *syscall.ProcAttr) (int, error) {
+	if !attr.Sys.UseCgroupFD {
+		return syscall.ForkExec(path, r.argv, attr)
+	}
+	pid, err := syscall.ForkExec(path, r.argv, attr)
+	why := cgroup.Refusal(err)
+	if why == nil {
+		return pid, err
+	}
+	self := selfPath()
+	if !r.cfg.Reexec || self == "" {
+		return 0, containFailed(r.cfg.Contain, append(r.tried, "cgroup: "+why.Error()+", and no binary to enter the group with first (Config.Reexec)"))
+	}
+	procs, err := r.group.ProcsFile()
+	if err != nil {
+		return 0, containFailed(r.cfg.Contain, append(r.tried, "cgroup: "+err.Error()))
+	}
+	defer procs.Close()
+	enter := *attr
+	sys := *attr.Sys
+	sys.UseCgroupFD, sys.CgroupFD = false, 0
+	enter.Sys = &sys
+	enter.Files = append(slices.Clip(attr.Files), procs.Fd())
+	trace.Printf("%v: %s enters cgroup %s before it runs", why, path, r.group.Path())
+	// argv[0] names the step in ps; argv[1] is what Init dispatches on.
+	return syscall.ForkExec(self, append([]string{cgroup.EnterArg, cgroup.EnterArg, path}, r.argv...), &enter)
 }

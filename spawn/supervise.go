@@ -353,9 +353,13 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 	// Before the command is born in it: the watchdog kills the group
 	// whole from the first moment on.
 	r.wd().Cgroup(r.group.Path())
-	pid, err := syscall.ForkExec(path, r.argv, attr)
+	pid, err := r.forkExec(path, attr)
 	r.init.Started(pid, err == nil)
 	if err != nil {
+		var contain *StartError
+		if errors.As(err, &contain) {
+			return err
+		}
 		if r.init != nil {
 			// The init is tether's own binary: a failure to start it
 			// is the namespaces' refusal, not the command's.

@@ -4,6 +4,8 @@ package cgroup
 
 import (
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/tetherproc/tether/internal/proc"
 )
@@ -24,8 +26,15 @@ func Try() (bool, error) { return false, errUnsupported }
 // Open is no group.
 func Open(string) *Group { return nil }
 
+func (g *Group) BornIn() error          { return errUnsupported }
 func (g *Group) Path() string           { return "" }
 func (g *Group) FD() int                { return -1 }
 func (g *Group) Members() []proc.Member { return nil }
 func (g *Group) KillAll()               {}
 func (g *Group) Release()               {}
+
+// EnterMain fails: cgroups are Linux's.
+func EnterMain([]string) int {
+	fmt.Fprintln(os.Stderr, "tether-enter:", errUnsupported)
+	return 125
+}

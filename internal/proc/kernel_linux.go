@@ -32,11 +32,11 @@ type pidfdAnswer struct{ err error }
 var pidfds = sync.OnceValue(func() pidfdAnswer {
 	fd, err := unix.PidfdOpen(os.Getpid(), 0)
 	if err != nil {
-		return noPidfds(refused("pidfd_open", err))
+		return noPidfds(Refused("pidfd_open", err))
 	}
 	defer unix.Close(fd)
 	if err := unix.PidfdSendSignal(fd, 0, nil, 0); err != nil {
-		return noPidfds(refused("pidfd_send_signal", err))
+		return noPidfds(Refused("pidfd_send_signal", err))
 	}
 	return pidfdAnswer{}
 })
@@ -46,8 +46,8 @@ func noPidfds(err error) pidfdAnswer {
 	return pidfdAnswer{err}
 }
 
-// refused names a call that this kernel or its sandbox does not offer.
-func refused(call string, err error) error {
+// Refused names a call that this kernel or its sandbox does not offer.
+func Refused(call string, err error) error {
 	switch {
 	case errors.Is(err, unix.ENOSYS):
 		return fmt.Errorf("%s: %w (not in this kernel)", call, err)
