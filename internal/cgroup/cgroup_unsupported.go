@@ -21,7 +21,7 @@ type Group struct{}
 func New(string, []string) (*Group, error) { return nil, errUnsupported }
 
 // Try fails: cgroups are Linux's.
-func Try() (bool, error) { return false, errUnsupported }
+func Try() (bool, error, error) { return false, nil, errUnsupported }
 
 // Open is no group.
 func Open(string) *Group { return nil }

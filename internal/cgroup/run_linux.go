@@ -1,16 +1,14 @@
 package cgroup
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
@@ -49,20 +47,17 @@ func New(runID string, stamp []string) (*Group, error) {
 // Try makes a run's group and removes it again, as New would make one
 // for tether run --contain=cgroup: nil when that would work here. It
 // also tells whether the kernel has cgroup.kill (Linux 5.14+), a file
-// of every group but the root.
-func Try() (hasKill bool, err error) {
-	// A run id of its own, made as marker.NewRunID makes one (which
-	// this package, used by probe, cannot call).
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
-	g, err := New(hex.EncodeToString(b[:]), nil)
+// of every group but the root, and why a child cannot be born in a
+// group here (bornIn: BornIn's answer), if it cannot.
+func Try() (hasKill bool, bornIn, err error) {
+	g, err := New(marker.NewRunID(), nil)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	_, err = os.Stat(filepath.Join(g.Dir, "cgroup.kill"))
+	bornIn = g.BornIn()
 	_ = g.Close()
-	return err == nil, Remove(g.Dir, 0)
+	return err == nil, bornIn, Remove(g.Dir, 0)
 }
 
 // Open is the group in dir, made by another process (the supervisor of

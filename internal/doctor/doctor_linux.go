@@ -90,7 +90,7 @@ func cgroup2() Finding {
 		f.Detail = fmt.Sprintf("at %s; %v", h.Mount, err)
 		return f
 	}
-	hasKill, err := cgroup.Try()
+	hasKill, bornIn, err := cgroup.Try()
 	if err != nil {
 		f.Detail = fmt.Sprintf("at %s; %v", h.Mount, err)
 		return f
@@ -101,6 +101,9 @@ func cgroup2() Finding {
 		f.Detail += ", and killed whole (cgroup.kill)"
 	} else {
 		f.Detail += "; no cgroup.kill (Linux 5.14+): frozen and killed instead"
+	}
+	if bornIn != nil {
+		f.Detail += "; " + bornIn.Error() + " (Linux 5.7+): the command enters its group through tether's own binary before it runs"
 	}
 	return f
 }
