@@ -71,6 +71,7 @@ func init() {
 		fmt.Println(cmd.Process.Pid)
 	})
 	Starts(Orphan, Wait)
+	builtin(Refuse, refuseMode)
 	netModes()
 }
 

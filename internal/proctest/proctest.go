@@ -46,6 +46,11 @@ const (
 	// acts as Wait (with PROCTEST_STAY set, blocks until killed): its
 	// environment no longer reads back.
 	Retitle = "retitle"
+	// Refuse installs a seccomp filter that refuses the system calls of
+	// PROCTEST_REFUSE as an old kernel or container profile does, then
+	// execs the program of PROCTEST_ARGV under it, with its children:
+	// start it with Refusing. It exits 125 if it cannot.
+	Refuse = "refuse"
 )
 
 // Run runs the tests and then fails the run if a goroutine was left

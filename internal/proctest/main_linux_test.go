@@ -1,0 +1,11 @@
+package proctest
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	Helper()
+	os.Exit(Run(m))
+}
