@@ -353,7 +353,7 @@ func ExecMode(name string) string {
 //		{Call: "pidfd_open", Errno: syscall.ENOSYS},
 //		{Call: "clone3", Errno: syscall.EPERM},
 //	}, tether, "run", "--", "sleep", "1")
-//	cmd.Env = append(cmd.Env, "TETHER_LOG=debug")
+//	cmd.Env = append(cmd.Env, "TETHER_DEBUG=1")
 //	out, err := cmd.CombinedOutput()
 //
 // To run the test binary itself in a helper mode under the filter, name
