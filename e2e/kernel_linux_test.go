@@ -145,7 +145,9 @@ func TestRefusedPidfdWaitPID(t *testing.T) {
 				t.Fatal(err)
 			}
 			go func() { _ = sleeper.Wait() }()
-			r := refused(t, refuse, "wait", "--port", freePort(t, "tcp"), "--pid", strconv.Itoa(sleeper.Process.Pid), "--timeout", "60s")
+			// Port 1 (tcpmux): nothing listens there, and no test side
+			// by side picks it, as one could pick a port found free.
+			r := refused(t, refuse, "wait", "--port", "1", "--pid", strconv.Itoa(sleeper.Process.Pid), "--timeout", "60s")
 			if r.code != 3 {
 				t.Errorf("wait: exit %d, %q; want 3, the process gone first", r.code, r.stderr)
 			}
