@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
@@ -46,7 +44,7 @@ func (r *supervisor) loop() int {
 		r.superviseDaemons()
 	}
 	r.cleanup()
-	r.restoreTerminal()
+	r.term.restore(r.child)
 	return exitcode.Wait(r.status)
 }
 
@@ -135,30 +133,6 @@ func (r *supervisor) superviseDaemons() {
 	trace.Printf("the daemons' tree is gone: exit status %d", exitcode.Wait(r.status))
 }
 
-// forwardTree passes sig to every process group of the tree: a daemon
-// is in a session, and a group, of its own. A member in tether's own
-// group (the caller's, at a terminal) is signalled alone.
-func (r *supervisor) forwardTree(sig syscall.Signal) {
-	fs := proc.Host()
-	own := unix.Getpgrp()
-	done := map[int]bool{}
-	for _, m := range r.tree() {
-		st, err := fs.Stat(m.PID)
-		if err != nil || st.StartTime != m.StartTime {
-			continue
-		}
-		if st.PGID == own || st.PGID <= 1 {
-			_ = fs.Signal(m, sig)
-			continue
-		}
-		if !done[st.PGID] {
-			done[st.PGID] = true
-			_ = unix.Kill(-st.PGID, sig)
-			trace.Printf("forwarded %s to group %d", unix.SignalName(sig), st.PGID)
-		}
-	}
-}
-
 // next waits for the next signal to handle: one taken off while the
 // command was stopped first, then those caught. It handles what else
 // comes meanwhile (the grace's end, the tick, the init's report of the
@@ -214,27 +188,6 @@ func (r *supervisor) killTree() {
 	r.group.KillAll()
 	for _, m := range r.tree() {
 		_ = proc.Host().Signal(m, syscall.SIGKILL)
-	}
-}
-
-// forward passes sig to the command's process group. The group id is the
-// command's PID, which cannot be recycled while the command is unreaped.
-func (r *supervisor) forward(sig syscall.Signal) {
-	if r.term.shared {
-		r.forwardShared(sig)
-		return
-	}
-	if err := unix.Kill(-r.child, sig); err != nil {
-		trace.Printf("forward %s to group %d: %v; to %d alone", unix.SignalName(sig), r.child, err, r.child)
-		_ = unix.Kill(r.child, sig)
-		return
-	}
-	trace.Printf("forwarded %s to group %d", unix.SignalName(sig), r.child)
-	if g := r.init.CommandGroup(r.child); g != 0 {
-		// The command left the init's group (setpgid, setsid): the
-		// group's signal missed it.
-		r.init.Signal(sig)
-		trace.Printf("forwarded %s to the command, in group %d", unix.SignalName(sig), g)
 	}
 }
 

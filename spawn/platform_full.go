@@ -119,7 +119,7 @@ func (r *supervisor) strays() []proc.Member { return r.group.Members() }
 // themselves or cleared their environment are then on the list the
 // cleanup follows, also when no tick has listed them yet.
 func (r *supervisor) beforeReap() {
-	if r.cfg.SoleReaper || r.done || r.child == 0 {
+	if r.sole || !r.unreaped() {
 		return
 	}
 	if st, err := proc.Host().Stat(r.child); err == nil && st.Zombie() {

@@ -133,7 +133,7 @@ func (r *supervisor) belowIn(snap *proc.Snapshot, skip int) []proc.Member {
 // first time the command is seen, its start time gives the table its
 // moment.
 func (r *supervisor) beforeReap() {
-	if r.done || r.child == 0 {
+	if !r.unreaped() {
 		return
 	}
 	st, err := proc.Host().Stat(r.child)

@@ -31,6 +31,93 @@ import (
 // next tick stays a zombie of the program, which is the price of never
 // taking another child's status.
 
+// reaper is the run's side of wait4, as tini's reap_zombies is: it
+// collects the children that changed state, keeps the command's status
+// and the last orphan's, and knows which of the process's other
+// children are the run's. What a change means to the run (a stop, the
+// command's end, the watchdog's death) is the supervisor's to act on.
+type reaper struct {
+	// sole: the process has no children but the run's (Config.SoleReaper):
+	// wait4(-1), as an init must.
+	sole bool
+	// child is the command, once started (0 before); done once it is
+	// reaped, with its status.
+	child  int
+	status syscall.WaitStatus
+	done   bool
+	// lastOrphan is the status of the last orphan reaped, once one was
+	// (orphaned): a daemon's, for Forking.
+	lastOrphan syscall.WaitStatus
+	orphaned   bool
+	// adopted says, of each child of the process that is not the
+	// command, whether it is the run's; without sole only.
+	adopted map[proc.Member]bool
+}
+
+// unreaped reports whether the command runs, or exited and is not yet
+// reaped: its PID, and its group's number, are its own.
+func (p *reaper) unreaped() bool { return p.child != 0 && !p.done }
+
+// change is what one wait4 found.
+type change int
+
+const (
+	commandStopped change = iota + 1
+	commandExited
+	watchdogDied
+	orphanReaped
+	otherChange // an orphan's stop or continue
+)
+
+// found is what one wait4 found: what changed, the child's status, and
+// the signal that stopped it (for commandStopped).
+type found struct {
+	what   change
+	status syscall.WaitStatus
+	stop   syscall.Signal
+}
+
+// collect collects one child that changed state, of which (-1: any),
+// without blocking, or reports false when none did. watchdog is the
+// process's watchdog (0: none). An orphan's status is kept as the last.
+func (p *reaper) collect(which, watchdog int) (found, bool) {
+	var ws unix.WaitStatus
+	pid, err := unix.Wait4(which, &ws, unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED, nil)
+	if err == unix.EINTR {
+		return found{what: otherChange}, true
+	}
+	if err != nil || pid <= 0 {
+		return found{}, false
+	}
+	f := found{status: syscall.WaitStatus(ws)}
+	stop, stopped := stopSignalOf(ws)
+	switch {
+	case stopped && pid == p.child:
+		f.what, f.stop = commandStopped, stop
+	case stopped, continued(ws):
+		f.what = otherChange
+	case pid == p.child:
+		f.what = commandExited
+	case pid == watchdog:
+		f.what = watchdogDied
+	default:
+		f.what = orphanReaped
+		p.lastOrphan, p.orphaned = f.status, true
+		trace.Printf("reaped orphan %d", pid)
+	}
+	return f, true
+}
+
+// exited takes the command's end, with its status.
+func (p *reaper) exited(status syscall.WaitStatus) {
+	p.status, p.done = status, true
+	if status.Signaled() {
+		trace.Printf("command %d killed by %s: exit status %d", p.child, unix.SignalName(status.Signal()), exitcode.Wait(status))
+	} else {
+		trace.Printf("command %d ended: exit status %d", p.child, exitcode.Wait(status))
+	}
+}
+
 // ownChild is one child of the process that is the run's.
 type ownChild struct {
 	proc.Member
@@ -39,24 +126,25 @@ type ownChild struct {
 
 // ownChildren lists the children of the process that are the run's: the
 // command while it is unreaped, and the orphans of its tree adopted by
-// the subreaper. What each child was found to be is kept for as long as
-// it is a child, so that one seen to be the run's while it ran is known
-// to be when it is a zombie.
-func (r *supervisor) ownChildren() []ownChild {
+// the subreaper: those carrying entry (the run id), on kept (the tree as
+// last written down), or in the command's group while it is unreaped;
+// the watchdog is never one. What each child was found to be is kept for
+// as long as it is a child, so that one seen to be the run's while it
+// ran is known to be when it is a zombie.
+func (p *reaper) ownChildren(entry string, kept []proc.Member, watchdog int) []ownChild {
 	fs := proc.Host()
 	var out []ownChild
-	if r.child != 0 && !r.done {
-		if st, err := fs.Stat(r.child); err == nil {
-			out = append(out, ownChild{proc.Member{PID: r.child, StartTime: st.StartTime}, st.Zombie()})
+	if p.unreaped() {
+		if st, err := fs.Stat(p.child); err == nil {
+			out = append(out, ownChild{proc.Member{PID: p.child, StartTime: st.StartTime}, st.Zombie()})
 		}
 	}
 	if !adoptsOrphans {
 		return out
 	}
-	known := make(map[proc.Member]bool, len(r.adopted))
-	entry := r.entry()
+	known := make(map[proc.Member]bool, len(p.adopted))
 	for _, pid := range fs.Children(os.Getpid()) {
-		if pid == r.child || pid == r.wd().PID() {
+		if pid == p.child || pid == watchdog {
 			continue
 		}
 		st, err := fs.Stat(pid)
@@ -64,13 +152,13 @@ func (r *supervisor) ownChildren() []ownChild {
 			continue
 		}
 		m := proc.Member{PID: pid, StartTime: st.StartTime}
-		ours, seen := r.adopted[m]
+		ours, seen := p.adopted[m]
 		if !ours {
 			// The group and the list are asked each time (a
 			// process may be listed since); the environment once.
 			// The group's number is the command's only while the
 			// command is unreaped.
-			ours = r.child != 0 && !r.done && st.PGID == r.child || slices.Contains(r.kept, m)
+			ours = p.unreaped() && st.PGID == p.child || slices.Contains(kept, m)
 			if !ours && !seen && !st.Zombie() {
 				env, err := fs.Environ(pid)
 				if err != nil || len(env) == 0 {
@@ -86,8 +174,13 @@ func (r *supervisor) ownChildren() []ownChild {
 			out = append(out, ownChild{m, st.Zombie()})
 		}
 	}
-	r.adopted = known
+	p.adopted = known
 	return out
+}
+
+// ownChildren is the reaper's, for this run.
+func (r *supervisor) ownChildren() []ownChild {
+	return r.reaper.ownChildren(r.entry(), r.kept, r.wd().PID())
 }
 
 // reap collects every exited child of the run without blocking: the
@@ -98,7 +191,7 @@ func (r *supervisor) ownChildren() []ownChild {
 // it can tell are the run's (reapOwn).
 func (r *supervisor) reap() {
 	r.beforeReap()
-	if r.cfg.SoleReaper {
+	if r.sole {
 		for r.reapOne(-1) {
 		}
 		return
@@ -107,32 +200,22 @@ func (r *supervisor) reap() {
 }
 
 // reapOne collects one child that changed state, of which (-1: any),
-// without blocking, and reports whether there was one.
+// and acts on what it was: it reports whether there was one.
 func (r *supervisor) reapOne(which int) bool {
-	var ws unix.WaitStatus
-	pid, err := unix.Wait4(which, &ws, unix.WNOHANG|unix.WUNTRACED|unix.WCONTINUED, nil)
-	if err == unix.EINTR {
-		return true
-	}
-	if err != nil || pid <= 0 {
-		return false
-	}
-	stop, stopped := stopSignalOf(ws)
-	switch {
-	case stopped && pid == r.child:
-		r.suspend(stop)
-	case stopped, continued(ws):
-	case pid == r.child:
-		r.reaped(syscall.WaitStatus(ws))
-	case pid == r.wd().PID():
+	f, ok := r.collect(which, r.wd().PID())
+	switch f.what {
+	case commandStopped:
+		r.suspend(f.stop)
+	case commandExited:
+		r.exited(r.init.Status(f.status))
+		// The group's number may be recycled from now on.
+		r.wd().GroupGone()
+	case watchdogDied:
 		// Dead early: its PID may be recycled, and is never
 		// signalled or waited for again.
-		r.replaceWatchdog(syscall.WaitStatus(ws))
-	default:
-		r.lastOrphan, r.orphaned = syscall.WaitStatus(ws), true
-		trace.Printf("reaped orphan %d", pid)
+		r.replaceWatchdog(f.status)
 	}
-	return true
+	return ok
 }
 
 // reapOwn reaps by PID, never wait4(-1), so that the statuses of the
@@ -141,7 +224,7 @@ func (r *supervisor) reapOne(which int) bool {
 // watchdog, and each child of the process that is one of the run's
 // orphans (ownChildren).
 func (r *supervisor) reapOwn() {
-	for r.child != 0 && !r.done && r.reapOne(r.child) {
+	for r.unreaped() && r.reapOne(r.child) {
 	}
 	if wd := r.wd(); wd.Alive() {
 		r.reapOne(wd.PID())
@@ -150,18 +233,5 @@ func (r *supervisor) reapOwn() {
 		if m.PID != r.child {
 			r.reapOne(m.PID)
 		}
-	}
-}
-
-// reaped takes the command's end: its status, and its group's, whose
-// number may be recycled from now on.
-func (r *supervisor) reaped(ws syscall.WaitStatus) {
-	r.status = r.init.Status(ws)
-	r.done = true
-	r.wd().GroupGone()
-	if r.status.Signaled() {
-		trace.Printf("command %d killed by %s: exit status %d", r.child, unix.SignalName(r.status.Signal()), exitcode.Wait(r.status))
-	} else {
-		trace.Printf("command %d ended: exit status %d", r.child, exitcode.Wait(r.status))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -104,5 +105,50 @@ func (l *lateSignals) stop() {
 	l.stopped = true
 	if l.timer != nil {
 		l.timer.Stop()
+	}
+}
+
+// forward passes sig to the command's process group. The group id is the
+// command's PID, which cannot be recycled while the command is unreaped.
+func (r *supervisor) forward(sig syscall.Signal) {
+	if r.term.shared {
+		r.forwardShared(sig)
+		return
+	}
+	if err := unix.Kill(-r.child, sig); err != nil {
+		trace.Printf("forward %s to group %d: %v; to %d alone", unix.SignalName(sig), r.child, err, r.child)
+		_ = unix.Kill(r.child, sig)
+		return
+	}
+	trace.Printf("forwarded %s to group %d", unix.SignalName(sig), r.child)
+	if g := r.init.CommandGroup(r.child); g != 0 {
+		// The command left the init's group (setpgid, setsid): the
+		// group's signal missed it.
+		r.init.Signal(sig)
+		trace.Printf("forwarded %s to the command, in group %d", unix.SignalName(sig), g)
+	}
+}
+
+// forwardTree passes sig to every process group of the tree: a daemon
+// is in a session, and a group, of its own. A member in tether's own
+// group (the caller's, at a terminal) is signalled alone.
+func (r *supervisor) forwardTree(sig syscall.Signal) {
+	fs := proc.Host()
+	own := unix.Getpgrp()
+	done := map[int]bool{}
+	for _, m := range r.tree() {
+		st, err := fs.Stat(m.PID)
+		if err != nil || st.StartTime != m.StartTime {
+			continue
+		}
+		if st.PGID == own || st.PGID <= 1 {
+			_ = fs.Signal(m, sig)
+			continue
+		}
+		if !done[st.PGID] {
+			done[st.PGID] = true
+			_ = unix.Kill(-st.PGID, sig)
+			trace.Printf("forwarded %s to group %d", unix.SignalName(sig), st.PGID)
+		}
 	}
 }

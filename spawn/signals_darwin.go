@@ -96,7 +96,7 @@ func dieBy(sig syscall.Signal) {
 // process changes: one its caller left ignored stays ignored, one caught
 // stays caught. Should the mask not be set, the terminal is not handed
 // over.
-func (r *supervisor) setForeground(pgid int) {
+func (t *terminal) setForeground(pgid int) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	set, old := uint32(bit(unix.SIGTTOU)), uint32(0)
@@ -104,7 +104,7 @@ func (r *supervisor) setForeground(pgid int) {
 		trace.Printf("terminal not handed to group %d: block SIGTTOU: %v", pgid, err)
 		return
 	}
-	_ = unix.IoctlSetPointerInt(r.term.fd, unix.TIOCSPGRP, pgid)
+	_ = unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgid)
 	_ = threadSigmask(sigSetmask, &old, nil)
 }
 

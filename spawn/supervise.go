@@ -15,7 +15,6 @@ import (
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/pidns"
-	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 )
@@ -56,15 +55,9 @@ type supervisor struct {
 	// the tree as last written down for the watchdog and in its record,
 	// and its watchdog (nil without one).
 	run
-	child int
-	sigs  chan os.Signal
-	// status is the command's wait status, once reaped (done).
-	status syscall.WaitStatus
-	done   bool
-	// lastOrphan is the status of the last orphan reaped, once one was
-	// (orphaned): a daemon's, for Forking.
-	lastOrphan syscall.WaitStatus
-	orphaned   bool
+	// reaper is the run's wait4: the command, its status, the orphans.
+	reaper
+	sigs chan os.Signal
 	// term is how the run stands to the terminal.
 	term terminal
 	// pending are signals taken off sigs while suspending, to be
@@ -83,10 +76,6 @@ type supervisor struct {
 	// next, where it is not the kernel's to keep (the portable path).
 	//lint:ignore U1000 the portable path's (platform_portable.go): the full path keeps nothing between ticks
 	tick tickState
-	// adopted says, of each child of the process that is not the
-	// command, whether it is the run's (orphans.go); without
-	// SoleReaper only.
-	adopted map[proc.Member]bool
 	// daemonNamed: the daemon left by the command was named.
 	daemonNamed bool
 	// termAt is when the first TERM came: the grace is one budget,
@@ -192,7 +181,7 @@ func newRun(cfg Config) (*supervisor, []os.Signal, error) {
 	if err != nil {
 		return nil, nil, &StartError{Status: 125, Err: err}
 	}
-	r := &supervisor{run: run{cfg: cfg, forwards: cfg.SoleReaper, guard: &guard{}}, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
+	r := &supervisor{run: run{cfg: cfg, forwards: cfg.SoleReaper, guard: &guard{}}, reaper: reaper{sole: cfg.SoleReaper}, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
 	common, rare := in.toForward()
 	if !cfg.SoleReaper {
 		common, rare = in.leaveUncaught(common), in.leaveUncaught(rare)
@@ -349,7 +338,7 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 	} else if err != nil {
 		return &StartError{Status: 125, Err: err}
 	}
-	r.setUpTerminal(attr)
+	r.term.setUp(attr, []*os.File{or(r.cfg.Stdin, os.Stdin), or(r.cfg.Stdout, os.Stdout), or(r.cfg.Stderr, os.Stderr)})
 	// Before the command is born in it: the watchdog kills the group
 	// whole from the first moment on.
 	r.wd().Cgroup(r.group.Path())

@@ -27,9 +27,9 @@ type terminal struct {
 	shared bool
 }
 
-// setUpTerminal decides, before the command starts, where it stands.
-func (r *supervisor) setUpTerminal(attr *syscall.ProcAttr) {
-	std := []*os.File{or(r.cfg.Stdin, os.Stdin), or(r.cfg.Stdout, os.Stdout), or(r.cfg.Stderr, os.Stderr)}
+// setUp decides, before the command starts, where it stands, from std,
+// its standard input, output and error.
+func (t *terminal) setUp(attr *syscall.ProcAttr, std []*os.File) {
 	fg, fd, ttys := -1, -1, 0
 	for _, f := range std {
 		if g, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCGPGRP); err == nil {
@@ -44,24 +44,24 @@ func (r *supervisor) setUpTerminal(attr *syscall.ProcAttr) {
 		// namespace (0): nothing to hand over or share.
 		return
 	}
-	r.term.fd = fd
+	t.fd = fd
 	// Alone in its job: leads its group, and both reads and writes the
 	// terminal (in a pipeline one end is a pipe).
-	r.term.alone = unix.Getpgrp() == os.Getpid() && ttys == len(std)
+	t.alone = unix.Getpgrp() == os.Getpid() && ttys == len(std)
 	switch {
-	case r.term.alone && fg == unix.Getpgrp():
+	case t.alone && fg == unix.Getpgrp():
 		attr.Sys.Foreground = true
 		attr.Sys.Ctty = fd
-		r.term.handed = true
+		t.handed = true
 		trace.Printf("terminal on fd %d: handed to the command's group", fd)
-	case r.term.alone:
+	case t.alone:
 		// A job of its own in the background: the command gets the
 		// terminal when the job is brought to the foreground (resume).
 	default:
 		// One member of a job, in the foreground or not: the command
 		// stays in the job's group, which fg and bg move whole.
 		attr.Sys.Setpgid = false
-		r.term.shared = true
+		t.shared = true
 		trace.Printf("terminal on fd %d: the command stays in its job's group %d", fd, unix.Getpgrp())
 	}
 }
@@ -76,6 +76,27 @@ func terminalSignal(sig syscall.Signal) bool {
 	return sig == sigStatus
 }
 
+// foreground reports whether tether's own group has the terminal.
+func (t *terminal) foreground() bool {
+	fg, err := unix.IoctlGetInt(t.fd, unix.TIOCGPGRP)
+	return t.fd >= 0 && err == nil && fg == unix.Getpgrp()
+}
+
+// restore takes the terminal back for tether's own group when the
+// command's group (child) still has it, so that the shell finds it as
+// it left it; a terminal someone else has by now (tether went to the
+// background) is left alone.
+func (t *terminal) restore(child int) {
+	if !t.handed {
+		return
+	}
+	if fg, err := unix.IoctlGetInt(t.fd, unix.TIOCGPGRP); err != nil || fg != child {
+		return
+	}
+	t.setForeground(unix.Getpgrp())
+	trace.Printf("terminal handed back to group %d", unix.Getpgrp())
+}
+
 // forwardShared passes sig on to a command in its job's group: to it
 // alone (the group is the caller's, never tether's to signal), and not
 // one of the terminal's own signals while the job is in the foreground:
@@ -83,7 +104,7 @@ func terminalSignal(sig syscall.Signal) bool {
 // known to a Go program: sent to tether alone, one of those is then not
 // passed on.)
 func (r *supervisor) forwardShared(sig syscall.Signal) {
-	if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); terminalSignal(sig) && err == nil && fg == unix.Getpgrp() {
+	if terminalSignal(sig) && r.term.foreground() {
 		trace.Printf("%s not forwarded: the terminal sends it to the command's group too", unix.SignalName(sig))
 		return
 	}
@@ -91,21 +112,6 @@ func (r *supervisor) forwardShared(sig syscall.Signal) {
 		_ = unix.Kill(r.child, sig)
 	}
 	trace.Printf("forwarded %s to the command", unix.SignalName(sig))
-}
-
-// restoreTerminal takes the terminal back for tether's own group when
-// the command's group still has it, so that the shell finds it as it
-// left it; a terminal someone else has by now (tether went to the
-// background) is left alone.
-func (r *supervisor) restoreTerminal() {
-	if !r.term.handed {
-		return
-	}
-	if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); err != nil || fg != r.child {
-		return
-	}
-	r.setForeground(unix.Getpgrp())
-	trace.Printf("terminal handed back to group %d", unix.Getpgrp())
 }
 
 // suspend stops tether as its command stopped (Ctrl-Z, a background read
@@ -154,7 +160,7 @@ func (r *supervisor) suspend(sig syscall.Signal) {
 		// foreground already (fg came first): the shell's CONT may
 		// have reached tether and not yet its channel, and a stop now
 		// would outlast it.
-		if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); err == nil && fg == unix.Getpgrp() {
+		if r.term.foreground() {
 			trace.Printf("command %d stopped by %s, but the job is in the foreground: continuing it", r.child, unix.SignalName(sig))
 			r.resume()
 			return
@@ -168,9 +174,9 @@ func (r *supervisor) suspend(sig syscall.Signal) {
 // -CONT). When tether leads its job and has the terminal again (fg, also
 // of a job started with &), the command's group is given it first.
 func (r *supervisor) resume() {
-	if r.term.fd >= 0 && !r.term.shared && r.term.alone {
-		if fg, err := unix.IoctlGetInt(r.term.fd, unix.TIOCGPGRP); err == nil && fg == unix.Getpgrp() {
-			r.setForeground(r.child)
+	if !r.term.shared && r.term.alone {
+		if r.term.foreground() {
+			r.term.setForeground(r.child)
 			r.term.handed = true
 			trace.Printf("terminal handed to the command's group")
 		}
