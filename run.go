@@ -90,12 +90,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		DieBySignal:   true,
 		SoleReaper:    true,
 	}
-	cfg.OnContain = func(got spawn.Containment, refused []string) {
-		fmt.Fprintf(c.App.ErrWriter, "tether: --contain=auto: %s; contained in %s\n", sanitize(strings.Join(refused, "; ")), containName(got))
-	}
-	cfg.OnDaemonEnded = func(pid int, comm string) {
-		fmt.Fprintf(c.App.ErrWriter, "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", sanitize(args[0]), pid, sanitize(comm))
-	}
+	tellUser(c, &cfg)
 	if cfg.Name, err = nameFrom(c); err != nil {
 		return cfg, nil, err
 	}
@@ -247,6 +242,19 @@ func runHint(r reclaim.Result) string {
 		return r.Why + "; --foreign would end it"
 	}
 	return r.Why
+}
+
+// tellUser has the run's events the library reports (an auto
+// containment that stepped down, a daemon ended) said on stderr, with
+// the flags that change them.
+func tellUser(c *cli.Context, cfg *spawn.Config) {
+	cfg.OnContain = func(got spawn.Containment, refused []string) {
+		fmt.Fprintf(c.App.ErrWriter, "tether: --contain=auto: %s; contained in %s\n", sanitize(strings.Join(refused, "; ")), containName(got))
+	}
+	command := cfg.Args[0]
+	cfg.OnDaemonEnded = func(pid int, comm string) {
+		fmt.Fprintf(c.App.ErrWriter, "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", sanitize(command), pid, sanitize(comm))
+	}
 }
 
 // containName says in words where a run was contained.
