@@ -7,7 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/reclaim"
 )
 
 func checkCommand() *cli.Command {
@@ -66,10 +68,23 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return usagef("tether check: %v", err)
 	}
+	// Who runs a process tether did not start: a container's engine,
+	// a service manager (the engine is asked only for a container's).
+	var managed *reclaim.Manager
+	if r.Verdict == probe.Foreign || r.Verdict == probe.Unverifiable {
+		managed = engines.Of(pid)
+	}
 	if c.Bool("json") {
-		err = writeJSON(c.App.Writer, r)
+		err = writeJSON(c.App.Writer, struct {
+			probe.Report
+			Manager *reclaim.Manager `json:"manager,omitempty"`
+		}{r, managed})
 	} else {
-		_, err = fmt.Fprintln(c.App.Writer, formatReport(r, colorOn(c.App.Writer)))
+		line := formatReport(r, colorOn(c.App.Writer))
+		if m := managedText(managed); m != "" {
+			line += " (run by " + m + ")"
+		}
+		_, err = fmt.Fprintln(c.App.Writer, line)
 	}
 	if err != nil {
 		return failf("tether check: write report: %v", err)

@@ -70,6 +70,28 @@ func displayName(p reclaim.Process) string {
 	return "(" + string(p.Verdict) + ")"
 }
 
+// managedText names who runs a holder, when a container engine or a
+// service manager does: "container tb1 (bb:1, 8e3f1371fb44) via Docker,
+// its port proxy"; "" when nothing does.
+func managedText(m *reclaim.Manager) string {
+	if m == nil {
+		return ""
+	}
+	s := m.String()
+	if m.Proxy {
+		s += ", its port proxy"
+	}
+	return sanitize(s)
+}
+
+// withManager is a holder's command line, after who runs it.
+func withManager(p reclaim.Process, cmd string) string {
+	if m := managedText(p.Manager); m != "" {
+		return "[" + m + "] " + cmd
+	}
+	return cmd
+}
+
 // portsOf lists the ports a found process holds: "8080,8081".
 func portsOf(p reclaim.Process) string {
 	var s []string

@@ -78,7 +78,7 @@ func writePS(w io.Writer, entries []psEntry) error {
 			ports = strings.Join(ps, ",")
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.PID, e.PPID, e.PGID, displayName(e.Process),
-			e.Verdict, sup, age(time.Duration(e.AgeSeconds)*time.Second), ports, commandLine(e.Report))
+			e.Verdict, sup, age(time.Duration(e.AgeSeconds)*time.Second), ports, withManager(e.Process, commandLine(e.Report)))
 	}
 	return tw.Flush()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -111,7 +112,7 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 		if len(r.Ports) > 0 {
 			fmt.Fprintf(&b, " [%s]", listenerText(r.Ports))
 		}
-		if cmd := commandLine(r.Report); cmd != "" {
+		if cmd := withManager(r.Process, commandLine(r.Report)); cmd != "" {
 			b.WriteString(" — " + cmd)
 		}
 		b.WriteByte('\n')
@@ -167,6 +168,9 @@ func outcomeText(r reclaim.Result) string {
 	case reclaim.Skipped:
 		return "skipped, " + r.Why
 	case reclaim.WouldSignal:
+		if m := r.Manager; m != nil && m.Kind == engines.Container {
+			return "would be stopped through " + m.Engine
+		}
 		if !r.Tethered {
 			return "would be signalled" // the name in front says what it is
 		}
@@ -190,7 +194,12 @@ func outcomeText(r reclaim.Result) string {
 // as the library's reasons name none, and the held ports' holders again.
 func hint(sum reclaim.Summary) {
 	for i := range sum.Results {
-		sum.Results[i].Why = withHint(sum.Results[i].Why, sum.Results[i].Reason)
+		r := &sum.Results[i]
+		if r.Reason == reclaim.ForeignHolder && r.Manager != nil {
+			r.Why += "; --foreign to stop it through its engine"
+			continue
+		}
+		r.Why = withHint(r.Why, r.Reason)
 	}
 	sum.ExplainLeft()
 }

@@ -218,10 +218,10 @@ func portRefusal(sum reclaim.Summary) error {
 			r := sum.Results[i]
 			if r.Selected {
 				return failf("tether run: port %s: holder PID %d (%s) not ended: %s %s",
-					portsOf(r.Process), r.PID, holderCommand(r.Report), r.Outcome, r.Why)
+					portsOf(r.Process), r.PID, withManager(r.Process, holderCommand(r.Report)), r.Outcome, r.Why)
 			}
 			return failf("tether run: port %s is held by PID %d (%s): %s; %s",
-				portsOf(r.Process), r.PID, holderCommand(r.Report), runHint(r), done)
+				portsOf(r.Process), r.PID, withManager(r.Process, holderCommand(r.Report)), runHint(r), done)
 		}
 		return failf("tether run: port %d is held by a process of uid %s that tether cannot see; %s",
 			st.Port, joinInts(st.Hidden), done)
@@ -236,8 +236,11 @@ func runHint(r reclaim.Result) string {
 	case r.Verdict == probe.Supervised:
 		return r.Why + "; --replace would end it through its tether"
 	case r.Verdict == probe.Foreign || r.Verdict == probe.Unverifiable:
-		if r.Reason == reclaim.OtherUserHolder || r.Reason == reclaim.RootOnly {
+		switch {
+		case r.Reason == reclaim.OtherUserHolder || r.Reason == reclaim.RootOnly || r.Reason == reclaim.ManagedUnit:
 			return r.Why
+		case r.Manager != nil:
+			return r.Why + "; --foreign would stop it through its engine"
 		}
 		return r.Why + "; --foreign would end it"
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/probe"
 )
 
@@ -91,6 +92,10 @@ const (
 	// Protected: never signalled (PID 1, the caller or an ancestor of
 	// it, a kernel thread).
 	Protected Reason = "protected"
+	// ManagedUnit: a holder a service manager runs (a systemd unit):
+	// never signalled, as the manager would restart it or mark it
+	// failed; Why names the command that stops it.
+	ManagedUnit Reason = "managed-unit"
 )
 
 // matches reports whether p is one of the tethered processes f is about,
@@ -117,8 +122,15 @@ func (f Filter) selects(p Process) (Reason, string) {
 		return Protected, p.Protected
 	}
 	if foreignHolder(p) {
-		if !f.Foreign {
+		m := p.Manager
+		switch {
+		case m != nil && m.Kind == engines.Unit:
+			return ManagedUnit, fmt.Sprintf("%s, which would restart it or mark it failed: %s stops it", m, m.StopCommand())
+		case !f.Foreign:
 			return ForeignHolder, string(p.Verdict) + ": " + p.Reason
+		case m != nil && m.Kind == engines.Container:
+			// Stopped through its engine, which decides who may.
+			return "", ""
 		}
 		return f.ownHolder(p)
 	}

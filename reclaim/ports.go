@@ -3,6 +3,7 @@ package reclaim
 import (
 	"slices"
 
+	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 )
@@ -12,6 +13,11 @@ import (
 // socket's owner) and Inode (which its holders' fds name) are not in its
 // JSON.
 type Listener = sockets.Listener
+
+// Manager is who runs a holder of a port when it is not its own: a
+// container engine (the container it serves, whose port proxy it may
+// be) or a service manager (a systemd unit).
+type Manager = engines.Manager
 
 // PortState is what serves one port: whether anything does, and the
 // processes seen holding it. A port can be held with no holder in sight:

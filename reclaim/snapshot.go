@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
@@ -21,6 +22,10 @@ type Process struct {
 	// Protected says why it is never signalled: PID 1, tether itself or
 	// one of its ancestors.
 	Protected string `json:"protected,omitempty"`
+	// Manager is who runs a holder of a port tether did not start, when
+	// a container engine or a service manager does: such a holder is
+	// stopped through its engine, or never signalled.
+	Manager *Manager `json:"manager,omitempty"`
 	// identity tells this process apart from any later holder of its PID
 	// where the kernel can (pidfs inode numbers); 0 elsewhere.
 	identity uint64
@@ -83,6 +88,11 @@ func take(f Filter, runs bool) (*snapshot, error) {
 			return nil, err
 		}
 		p.Ports = held[pid]
+		if foreignHolder(p) {
+			// The engine is asked only here: only for a holder that is
+			// a container's.
+			p.Manager = engines.Of(pid)
+		}
 		if reason, _ := f.matches(p); reason != "" && len(f.Ports) == 0 {
 			// Changed since the scan, another run or another user's: a
 			// port's holders are all reported, a scan's only its own.

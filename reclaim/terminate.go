@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
@@ -69,6 +70,7 @@ func (r Result) ended() bool { return r.Outcome == Gone || r.Outcome == AlreadyG
 // opened.
 func (s *snapshot) terminateAll(results []Result, f Filter, act Action) {
 	var set []*target
+	var held []*Result // by a container, stopped through its engine
 	for i := range results {
 		r := &results[i]
 		switch {
@@ -77,6 +79,8 @@ func (s *snapshot) terminateAll(results []Result, f Filter, act Action) {
 		case act.DryRun:
 			r.Outcome = WouldSignal
 			trace.Printf("reclaim: %d selected (%s); dry run", r.PID, r.Verdict)
+		case r.Manager != nil && r.Manager.Kind == engines.Container:
+			held = append(held, r)
 		default:
 			trace.Printf("reclaim: %d selected (%s)", r.PID, r.Verdict)
 			if t := s.open(r, f); t != nil {
@@ -84,7 +88,61 @@ func (s *snapshot) terminateAll(results []Result, f Filter, act Action) {
 			}
 		}
 	}
+	done := make(chan struct{})
+	go func() { stopContainers(held, act.Grace); close(done) }()
 	terminate(set, act)
+	<-done
+}
+
+// stopContainers stops, through its engine, each container that holds
+// a selected port (once, however many of its processes hold one), never
+// by signalling a process of it or its port proxy: the engine would
+// restart the one or keep a mapping to the gone other. The engine gives
+// it grace, then kills it. Nothing is signalled where the engine cannot
+// be asked: the result says why, and how the container is stopped.
+func stopContainers(held []*Result, grace time.Duration) {
+	byContainer := map[string][]*Result{}
+	var order []string
+	for _, r := range held {
+		key := r.Manager.ID
+		if key == "" {
+			key = fmt.Sprintf("pid %d", r.PID) // not known to its engine
+		}
+		if byContainer[key] == nil {
+			order = append(order, key)
+		}
+		byContainer[key] = append(byContainer[key], r)
+	}
+	for _, key := range order {
+		rs := byContainer[key]
+		m := rs[0].Manager
+		outcome, why := Gone, ""
+		switch err := stopContainer(m, grace); {
+		case err == nil:
+		case errors.Is(err, engines.ErrGone):
+			outcome = AlreadyGone
+		default:
+			outcome, why = Failed, fmt.Sprintf("%s: %v: nothing signalled; %s stops it", m, err, m.StopCommand())
+		}
+		for _, r := range rs {
+			r.Outcome, r.Why = outcome, why
+			if outcome != Failed {
+				r.Signals = []string{"stopped through " + m.Engine}
+			}
+		}
+	}
+}
+
+// stopContainer stops m through its engine, when it can be asked.
+func stopContainer(m *Manager, grace time.Duration) error {
+	if m.Unreachable != nil {
+		return m.Unreachable
+	}
+	if m.ID == "" {
+		return errors.New("its engine named no container for it")
+	}
+	trace.Printf("reclaim: %s: stop through its engine at %s, grace %v", m, m.Socket, grace)
+	return engines.Stop(m, grace)
 }
 
 // target is a selected process held by a handle, on its way out.
