@@ -105,10 +105,14 @@ func TestContainerHolderNamed(t *testing.T) {
 	var list []struct {
 		PID     int `json:"pid"`
 		Manager struct {
-			Kind, Engine, ID, Name, Image string
-			Project                       string `json:"compose_project"`
-			Service                       string `json:"compose_service"`
-			Proxy                         bool
+			Kind    string `json:"kind"`
+			Engine  string `json:"engine"`
+			ID      string `json:"id"`
+			Name    string `json:"name"`
+			Image   string `json:"image"`
+			Project string `json:"compose_project"`
+			Service string `json:"compose_service"`
+			Proxy   bool   `json:"proxy"`
 		} `json:"manager"`
 	}
 	r = tetherAt(t, host, "ps", "--port", port, "--json")

@@ -122,7 +122,7 @@ func stopContainers(held []*Result, grace time.Duration) {
 		case errors.Is(err, engines.ErrGone):
 			outcome = AlreadyGone
 		default:
-			outcome, why = Failed, fmt.Sprintf("%s: %v: nothing signalled; %s stops it", m, err, m.StopCommand())
+			outcome, why = Failed, fmt.Sprintf("%s: %v: nothing signalled; %s", m, err, stopAdvice(m, rs[0].Ports))
 		}
 		for _, r := range rs {
 			r.Outcome, r.Why = outcome, why
@@ -131,6 +131,19 @@ func stopContainers(held []*Result, grace time.Duration) {
 			}
 		}
 	}
+}
+
+// stopAdvice says how a user stops the container m, which its engine
+// could not be asked about: by its name or id, or, where neither is
+// known (a port proxy), how to find it by the port it publishes.
+func stopAdvice(m *Manager, ports []Listener) string {
+	if cmd := m.StopCommand(); cmd != "" {
+		return cmd + " stops it"
+	}
+	if len(ports) > 0 {
+		return fmt.Sprintf("docker ps --filter publish=%d names it", ports[0].Port)
+	}
+	return "its engine names it"
 }
 
 // stopContainer stops m through its engine, when it can be asked.

@@ -7,24 +7,24 @@ import (
 // Manager is who runs a process when it is not its own: a container
 // engine or a service manager.
 type Manager struct {
-	Kind    Kind   // Container or Unit
-	Engine  string // "Docker", "Podman", "containerd" or "Kubernetes" (Container)
-	ID      string // the container's full id (Container)
-	Name    string // the container's name ("tb1"), or the unit's ("nginx.service")
-	Image   string // the container's image ("bb:1")
-	Project string // com.docker.compose.project label, when set
-	Service string // com.docker.compose.service label, when set
-	User    bool   // a user's unit (under user@UID.service): systemctl --user
-	UID     int    // the user whose unit it is (User)
+	Kind    Kind   `json:"kind"`                      // Container or Unit
+	Engine  string `json:"engine,omitempty"`          // "Docker", "Podman", "containerd" or "Kubernetes" (Container)
+	ID      string `json:"id,omitempty"`              // the container's full id (Container)
+	Name    string `json:"name,omitempty"`            // the container's name ("tb1"), or the unit's ("nginx.service")
+	Image   string `json:"image,omitempty"`           // the container's image ("bb:1")
+	Project string `json:"compose_project,omitempty"` // com.docker.compose.project label, when set
+	Service string `json:"compose_service,omitempty"` // com.docker.compose.service label, when set
+	User    bool   `json:"user,omitempty"`            // a user's unit (under user@UID.service): systemctl --user
+	UID     int    `json:"uid,omitempty"`             // the user whose unit it is (User)
 	// Proxy says the process is the engine's port proxy for the container
 	// (docker-proxy, rootlessport, conmon's reservation), not in it.
-	Proxy bool
+	Proxy bool `json:"proxy,omitempty"`
 	// Socket is the engine's API socket the container was found through;
 	// "" when none could be asked.
-	Socket string
+	Socket string `json:"engine_socket,omitempty"`
 	// Unreachable is why the engine could not be asked (name and image
 	// are then unknown); nil when it answered.
-	Unreachable error
+	Unreachable error `json:"-"`
 
 	// api is the API version the engine at Socket answered ("1.41").
 	api string
