@@ -1,0 +1,324 @@
+package engines
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// callLimit bounds every call to an engine but a stop, which waits the
+// grace as well: an engine that does not answer within it is taken for
+// one that never will.
+const callLimit = 5 * time.Second
+
+// maxAnswer bounds an answer read from an engine: a list of a thousand
+// containers is a few megabytes.
+const maxAnswer = 16 << 20
+
+// ErrGone says the container was gone already when it was to be stopped
+// or looked at: no engine knows it any more. To a user whose port it
+// held, that is not a failure.
+var ErrGone = errors.New("no such container")
+
+// ErrUntrusted says that a socket, or a link on the way to it, is not
+// one this process takes for an engine's: another user's, or open to
+// more than its owner and the engine's group.
+var ErrUntrusted = errors.New("not trusted")
+
+// ErrNotAsked says that the container's engine is not one this package
+// asks: a Kubernetes pod's (the kubelet restarts what its runtime stops)
+// or containerd's (it has no Docker Engine API).
+var ErrNotAsked = errors.New("its engine is not asked")
+
+// Error is a call to an engine's API that failed: no answer in time, an
+// answer that is not the API's, a status that says no.
+type Error struct {
+	Socket string // the socket asked
+	Op     string // "GET /version", "POST /containers/ID/stop", ...
+	Err    error
+}
+
+func (e *Error) Error() string {
+	return "engine API at " + e.Socket + ": " + e.Op + ": " + oneLine(e.Err.Error())
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// oneLine keeps a message that came from an engine on one short line.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+// client speaks the Docker Engine API (which Podman answers too) over a
+// unix socket: HTTP/1.1, one connection per call, each call within its
+// limit.
+type client struct {
+	socket string // as named: what errors say
+	path   string // resolved: what is dialled
+	owner  int    // the socket's owner
+	api    string // "1.41": the version the engine answered
+	http   *http.Client
+}
+
+// dial checks the socket at path (vouch) and makes a client of it; no
+// connection is made until the first call.
+func dial(path string) (*client, error) {
+	resolved, owner, err := vouch(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &client{socket: path, path: resolved, owner: owner}
+	c.http = &http.Client{
+		Transport: &http.Transport{
+			DialContext:            c.connect,
+			DisableKeepAlives:      true,
+			DisableCompression:     true,
+			MaxResponseHeaderBytes: 64 << 10,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return c, nil
+}
+
+// connect dials the socket and checks who listens there: the engine
+// runs as root or as this user, and so does the process at the other
+// end, whoever owns the file.
+func (c *client) connect(ctx context.Context, _, _ string) (net.Conn, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", c.path)
+	if err != nil {
+		return nil, err
+	}
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return conn, nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	uid, err := peerUID(rc)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if uid >= 0 && uid != 0 && uid != os.Geteuid() {
+		conn.Close()
+		return nil, fmt.Errorf("the process listening at %s runs as uid %d, neither root nor this user: %w", c.path, uid, ErrUntrusted)
+	}
+	return conn, nil
+}
+
+// call makes one request of the API (its version prefix added once the
+// version is known) and reads the whole answer, all within limit.
+func (c *client) call(method, path, query string, limit time.Duration) (int, []byte, error) {
+	op := method + " " + path
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	target := "http://docker"
+	if c.api != "" {
+		target += "/v" + c.api
+	}
+	target += path
+	if query != "" {
+		target += "?" + query
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, nil)
+	if err != nil {
+		return 0, nil, &Error{Socket: c.socket, Op: op, Err: err}
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, &Error{Socket: c.socket, Op: op, Err: late(ctx, limit, unwrapURL(err))}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return 0, nil, &Error{Socket: c.socket, Op: op, Err: late(ctx, limit, fmt.Errorf("read the answer: %w", err))}
+	}
+	if len(body) > maxAnswer {
+		return 0, nil, &Error{Socket: c.socket, Op: op, Err: fmt.Errorf("an answer longer than %d bytes", maxAnswer)}
+	}
+	return resp.StatusCode, body, nil
+}
+
+// late says "no answer within" for a call that ran out of time.
+func late(ctx context.Context, limit time.Duration, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %v: %w", limit, context.DeadlineExceeded)
+	}
+	return err
+}
+
+// unwrapURL drops net/http's "Get \"http://docker/...\":" wrapping, which
+// names a made-up host.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// refused is the error for an answer with a status that says no: the
+// engine's own message when it gave one.
+func refused(status int, body []byte) error {
+	var answer struct{ Message string }
+	msg := ""
+	if json.Unmarshal(body, &answer) == nil && answer.Message != "" {
+		msg = answer.Message
+	} else if len(body) > 0 {
+		msg = strconv.QuoteToASCII(string(body[:min(len(body), 120)]))
+	}
+	text := strconv.Itoa(status) + " " + http.StatusText(status)
+	if msg != "" {
+		text += ": " + msg
+	}
+	return errors.New(text)
+}
+
+// decode reads an answer into v; an answer that is not the JSON the API
+// gives is the engine's failure.
+func (c *client) decode(op string, body []byte, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		return &Error{Socket: c.socket, Op: op, Err: fmt.Errorf("not the API's answer: %w", err)}
+	}
+	return nil
+}
+
+var apiVersion = regexp.MustCompile(`^[1-9][0-9]{0,2}\.[0-9]{1,3}$`)
+
+// version asks the engine for its API version, which prefixes every
+// later call.
+func (c *client) version() error {
+	const op = "GET /version"
+	status, body, err := c.call("GET", "/version", "", callLimit)
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		return &Error{Socket: c.socket, Op: op, Err: refused(status, body)}
+	}
+	var v struct{ ApiVersion string }
+	if err := c.decode(op, body, &v); err != nil {
+		return err
+	}
+	if !apiVersion.MatchString(v.ApiVersion) {
+		return &Error{Socket: c.socket, Op: op, Err: fmt.Errorf("ApiVersion %q is not an API version", clipString(v.ApiVersion))}
+	}
+	c.api = v.ApiVersion
+	return nil
+}
+
+func clipString(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// listed is what this package reads of an entry of GET /containers/json.
+type listed struct {
+	ID     string `json:"Id"`
+	Names  []string
+	Image  string
+	Labels map[string]string
+	Ports  []struct {
+		IP          string
+		PrivatePort int
+		PublicPort  int
+		Type        string
+	}
+	NetworkSettings struct {
+		Networks map[string]struct {
+			IPAddress         string
+			GlobalIPv6Address string
+		}
+	}
+}
+
+// list asks for the running containers.
+func (c *client) list() ([]listed, error) {
+	const op = "GET /containers/json"
+	status, body, err := c.call("GET", "/containers/json", "", callLimit)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, &Error{Socket: c.socket, Op: op, Err: refused(status, body)}
+	}
+	var list []listed
+	if err := c.decode(op, body, &list); err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+// inspected is what this package reads of GET /containers/ID/json.
+type inspected struct {
+	ID     string `json:"Id"`
+	Name   string
+	Config struct {
+		Image  string
+		Labels map[string]string
+	}
+	State struct {
+		Running bool
+		Pid     int
+	}
+}
+
+// inspect asks for one container; ErrGone (wrapped in an *Error) when
+// the engine has none of that id.
+func (c *client) inspect(id string) (inspected, error) {
+	var info inspected
+	path := "/containers/" + url.PathEscape(id) + "/json"
+	status, body, err := c.call("GET", path, "", callLimit)
+	if err != nil {
+		return info, err
+	}
+	switch status {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return info, &Error{Socket: c.socket, Op: "GET " + path, Err: ErrGone}
+	default:
+		return info, &Error{Socket: c.socket, Op: "GET " + path, Err: refused(status, body)}
+	}
+	err = c.decode("GET "+path, body, &info)
+	return info, err
+}
+
+// stop asks the engine to stop a container, giving it secs seconds
+// before its KILL, and waits for the answer (which the engine gives once
+// the container is stopped) the grace and a call's limit more.
+func (c *client) stop(id string, secs int) error {
+	path := "/containers/" + url.PathEscape(id) + "/stop"
+	limit := time.Duration(secs)*time.Second + callLimit
+	status, body, err := c.call("POST", path, "t="+strconv.Itoa(secs), limit)
+	if err != nil {
+		return err
+	}
+	switch status {
+	case http.StatusNoContent, http.StatusOK, http.StatusNotModified:
+		return nil
+	case http.StatusNotFound:
+		return &Error{Socket: c.socket, Op: "POST " + path, Err: ErrGone}
+	}
+	return &Error{Socket: c.socket, Op: "POST " + path, Err: refused(status, body)}
+}

@@ -1,0 +1,107 @@
+package engines
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNotLocal says that DOCKER_HOST names an engine that is not reached
+// through a local unix socket (tcp://, ssh://, npipe://): such an engine
+// may run on another machine, whose containers are not this machine's
+// processes, and it is not asked.
+var ErrNotLocal = errors.New("only local unix sockets (unix:///path) are asked")
+
+// Where the engines listen when nothing says otherwise.
+var (
+	dockerSocket = "/var/run/docker.sock"
+	podmanSocket = "/run/podman/podman.sock"
+)
+
+// endpoint is an engine's API socket, or why there is none to ask.
+type endpoint struct {
+	engine string
+	path   string
+	err    error
+}
+
+// dockerEndpoint is Docker's socket: $DOCKER_HOST when it is unix://PATH,
+// else the default. A DOCKER_HOST of another scheme is not followed, and
+// the default is not asked in its stead: the user said the engine is
+// elsewhere.
+func dockerEndpoint(getenv func(string) string) endpoint {
+	host := getenv("DOCKER_HOST")
+	if host == "" {
+		return endpoint{engine: Docker, path: dockerSocket}
+	}
+	p, ok := strings.CutPrefix(host, "unix://")
+	if !ok {
+		return endpoint{engine: Docker, err: fmt.Errorf("DOCKER_HOST %q: %w", host, ErrNotLocal)}
+	}
+	if !filepath.IsAbs(p) {
+		return endpoint{engine: Docker, err: fmt.Errorf("DOCKER_HOST %q: the socket's path is not absolute", host)}
+	}
+	return endpoint{engine: Docker, path: filepath.Clean(p)}
+}
+
+// podmanEndpoints are Podman's sockets: the system's (rootful) and the
+// user's own ($XDG_RUNTIME_DIR/podman/podman.sock), in that order.
+func podmanEndpoints(getenv func(string) string) []endpoint {
+	eps := []endpoint{{engine: Podman, path: podmanSocket}}
+	if dir := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(dir) {
+		eps = append(eps, endpoint{engine: Podman, path: filepath.Join(dir, "podman", "podman.sock")})
+	}
+	return eps
+}
+
+// endpointsFor lists the sockets to ask about a container of engine, its
+// own engine's first, then the other's (Podman's socket is often linked
+// at Docker's place, and answers Docker's API), each path once.
+func endpointsFor(engine string, getenv func(string) string) []endpoint {
+	docker := []endpoint{dockerEndpoint(getenv)}
+	podman := podmanEndpoints(getenv)
+	var all []endpoint
+	if engine == Podman {
+		all = append(podman, docker...)
+	} else {
+		all = append(docker, podman...)
+	}
+	seen := map[string]bool{}
+	out := all[:0]
+	for _, ep := range all {
+		if ep.err == nil {
+			if seen[ep.path] {
+				continue
+			}
+			seen[ep.path] = true
+		}
+		out = append(out, ep)
+	}
+	return out
+}
+
+// reasons are why no engine could be asked, one per socket tried: one
+// line, each reason in turn.
+type reasons []error
+
+func (r reasons) Error() string {
+	parts := make([]string, len(r))
+	for i, err := range r {
+		parts[i] = err.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (r reasons) Unwrap() []error { return r }
+
+// unreachable is the error for reasons: the one reason itself, or all.
+func unreachable(r reasons) error {
+	switch len(r) {
+	case 0:
+		return errors.New("no engine socket to ask")
+	case 1:
+		return r[0]
+	}
+	return r
+}

@@ -1,0 +1,57 @@
+package engines
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+// listening lists the ports process pid serves: the listening TCP and
+// unconnected UDP sockets among its descriptors, read from its own
+// network namespace's tables (a proxy's is the host's, where it holds
+// the published ports).
+func listening(fs proc.FS, pid int) ([]held, error) {
+	dir := fs.Path(pid, "fd")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	inodes := map[uint64]bool{}
+	for _, e := range entries {
+		link, err := os.Readlink(dir + "/" + e.Name())
+		if err != nil {
+			continue
+		}
+		if s, ok := strings.CutPrefix(link, "socket:["); ok {
+			if n, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
+				inodes[n] = true
+			}
+		}
+	}
+	var out []held
+	for _, table := range []string{"tcp", "tcp6", "udp", "udp6"} {
+		data, err := os.ReadFile(fs.Path(pid, "net/"+table))
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return nil, err
+		}
+		socks, err := proc.ParseNetTable(data)
+		if err != nil {
+			return nil, err
+		}
+		proto, state := "tcp", uint8(proc.TCPListen)
+		if strings.HasPrefix(table, "udp") {
+			proto, state = "udp", proc.UDPUnconnected
+		}
+		for _, s := range socks {
+			if s.State == state && inodes[s.Inode] {
+				out = append(out, held{proto: proto, addr: s.Addr, port: int(s.Port)})
+			}
+		}
+	}
+	return out, nil
+}

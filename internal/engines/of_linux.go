@@ -1,0 +1,223 @@
+package engines
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+// Of returns the manager of process pid, or nil for none: a container
+// engine's container (the process runs in it, or is the engine's port
+// proxy for it) or a systemd service.
+//
+// The process's cgroup says which container or unit it is in; a port
+// proxy is known by its command line (docker-proxy, conmon,
+// rootlessport), since it runs beside the engine, not in the container.
+// Only for a container is an engine asked (its name, image and compose
+// labels; for a proxy, which container it serves): what holds a port is
+// looked up without a single call to an engine unless a container holds
+// it. When no engine can be asked, the container comes back all the
+// same, with what its cgroup or proxy said and Unreachable saying why.
+func Of(pid int) *Manager {
+	return find(proc.Host(), pid, os.Getenv)
+}
+
+// find is Of on a process table, with the environment read by getenv.
+func find(fs proc.FS, pid int, getenv func(string) string) *Manager {
+	if pid <= 0 {
+		return nil
+	}
+	var placed *Manager
+	var group string
+	if data, err := fs.ReadFile(pid, "cgroup"); err == nil {
+		placed, group = parseCgroup(data)
+	}
+	if placed != nil && placed.Kind == Container {
+		switch placed.Engine {
+		case Kubernetes:
+			placed.Unreachable = fmt.Errorf("container %s is a Kubernetes pod's: the kubelet restarts what its runtime stops: %w", ShortID(placed.ID), ErrNotAsked)
+			return placed
+		case Containerd:
+			placed.Unreachable = fmt.Errorf("container %s is containerd's, which has no Docker Engine API: %w", ShortID(placed.ID), ErrNotAsked)
+			return placed
+		}
+		if !placed.Proxy {
+			return fromCgroup(fs, pid, placed, group, getenv)
+		}
+	}
+	argv, _ := fs.Cmdline(pid)
+	if p, err := ParseProxy(argv); p != nil {
+		return fromProxy(fs, pid, p, err, getenv)
+	}
+	if placed != nil && placed.Kind == Container {
+		// Podman's conmon scope, by another name than conmon's.
+		return fromProxy(fs, pid, &Proxy{Program: Conmon, Engine: Podman, ID: placed.ID}, nil, getenv)
+	}
+	return placed
+}
+
+// fromCgroup asks the engines for the container that pid's cgroup names,
+// its own engine first. An engine's answer is taken only when the
+// container's own first process is in the same group: a cgroup is named
+// by whoever makes it, and a user may make one called docker-ID.scope in
+// a subtree of their own.
+func fromCgroup(fs proc.FS, pid int, m *Manager, group string, getenv func(string) string) *Manager {
+	var why reasons
+	for _, ep := range endpointsFor(m.Engine, getenv) {
+		c, err := ask(ep)
+		if err != nil {
+			why = append(why, err)
+			continue
+		}
+		info, err := c.inspect(m.ID)
+		if errors.Is(err, ErrGone) {
+			why = append(why, fmt.Errorf("engine at %s: no container %s", ep.path, ShortID(m.ID)))
+			continue
+		}
+		if err != nil {
+			why = append(why, err)
+			continue
+		}
+		if err := sameGroup(fs, pid, m, group, info.State.Pid); err != nil {
+			why = append(why, fmt.Errorf("engine at %s: %w", ep.path, err))
+			continue
+		}
+		fillInspected(m, info)
+		m.Socket, m.api = ep.path, c.api
+		return m
+	}
+	m.Unreachable = unreachable(why)
+	return m
+}
+
+// sameGroup checks that the container's first process, init, is in the
+// group of pid's cgroup that names the container.
+func sameGroup(fs proc.FS, pid int, m *Manager, group string, init int) error {
+	if init <= 0 {
+		return fmt.Errorf("container %s does not run, yet process %d is in its cgroup %s: %w", ShortID(m.ID), pid, group, ErrUntrusted)
+	}
+	if init == pid {
+		return nil
+	}
+	data, err := fs.ReadFile(init, "cgroup")
+	if err != nil {
+		return fmt.Errorf("container %s's process %d: %w", ShortID(m.ID), init, err)
+	}
+	theirs, theirGroup := parseCgroup(data)
+	if theirs == nil || theirs.ID != m.ID || theirGroup != group {
+		return fmt.Errorf("process %d is in cgroup %s, but container %s's own process %d is in %s: %w",
+			pid, group, ShortID(m.ID), init, theirGroup, ErrUntrusted)
+	}
+	return nil
+}
+
+// fromProxy finds the container a port proxy serves. The proxy must run
+// as the user whose engine is asked (root, for a rootful engine): anyone
+// may name a program docker-proxy or conmon, but not run it as root.
+func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, getenv func(string) string) *Manager {
+	m := &Manager{Kind: Container, Engine: p.Engine, Proxy: true, ID: p.ID, Name: p.Name}
+	if perr != nil {
+		m.Unreachable = perr
+		return m
+	}
+	st, err := fs.Status(pid)
+	if err != nil {
+		m.Unreachable = fmt.Errorf("%s %d: %w", p.Program, pid, err)
+		return m
+	}
+	var ports []held
+	if p.Program == RootlessPort {
+		if ports, err = listening(fs, pid); err != nil || len(ports) == 0 {
+			if err == nil {
+				err = errors.New("it holds no listening socket")
+			}
+			m.Unreachable = fmt.Errorf("%s %d: %w", p.Program, pid, err)
+			return m
+		}
+	}
+	var why reasons
+	for _, ep := range endpointsFor(p.Engine, getenv) {
+		c, err := ask(ep)
+		if err != nil {
+			why = append(why, err)
+			continue
+		}
+		if c.owner != st.UID {
+			why = append(why, fmt.Errorf("engine at %s is uid %d's, but %s %d runs as uid %d: %w", ep.path, c.owner, p.Program, pid, st.UID, ErrUntrusted))
+			continue
+		}
+		if p.Program == Conmon {
+			info, err := c.inspect(p.ID)
+			if errors.Is(err, ErrGone) {
+				why = append(why, fmt.Errorf("engine at %s: no container %s", ep.path, ShortID(p.ID)))
+				continue
+			}
+			if err != nil {
+				why = append(why, err)
+				continue
+			}
+			fillInspected(m, info)
+			m.Socket, m.api = ep.path, c.api
+			return m
+		}
+		list, err := c.list()
+		if err != nil {
+			why = append(why, err)
+			continue
+		}
+		var found listed
+		if p.Program == DockerProxy {
+			found, err = matchDockerProxy(list, p)
+		} else {
+			found, err = matchPorts(list, ports)
+		}
+		if err != nil {
+			why = append(why, fmt.Errorf("engine at %s: %w", ep.path, err))
+			continue
+		}
+		fillListed(m, found)
+		m.Socket, m.api = ep.path, c.api
+		return m
+	}
+	m.Unreachable = unreachable(why)
+	return m
+}
+
+// ask checks an endpoint's socket and asks its engine for its version.
+func ask(ep endpoint) (*client, error) {
+	if ep.err != nil {
+		return nil, ep.err
+	}
+	c, err := dial(ep.path)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.version(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func fillInspected(m *Manager, info inspected) {
+	if info.ID != "" {
+		m.ID = info.ID
+	}
+	m.Name = strings.TrimPrefix(info.Name, "/")
+	m.Image = info.Config.Image
+	m.Project = info.Config.Labels[composeProject]
+	m.Service = info.Config.Labels[composeService]
+}
+
+func fillListed(m *Manager, c listed) {
+	m.ID = c.ID
+	m.Name = ""
+	if len(c.Names) > 0 {
+		m.Name = strings.TrimPrefix(c.Names[0], "/")
+	}
+	m.Image = c.Image
+	m.Project = c.Labels[composeProject]
+	m.Service = c.Labels[composeService]
+}

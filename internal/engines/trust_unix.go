@@ -1,0 +1,129 @@
+//go:build unix
+
+package engines
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// maxLinks bounds the symbolic links followed on the way to a socket, as
+// the kernel's own limit (40) does.
+const maxLinks = 40
+
+// vouch checks that the socket at path is an engine's that this process
+// may trust, and returns the path with every symbolic link resolved (the
+// path to dial, so that no link is read twice) and the socket's owner.
+//
+// Every symbolic link on the way, in the directories as in the last
+// component (/var/run is one on most systems; Docker Desktop links
+// /var/run/docker.sock into the user's home), is followed only when it is
+// owned by root or by this process's user: whoever owns a link decides
+// where it leads, so a link of another user's would let that user choose
+// the engine. The socket itself must be owned by root or by this user,
+// and writable by no one else beyond its group, which must be root's or
+// docker's (or, for a socket of this user's, a group of this user's): the
+// engine's own socket is made so, and a socket that another user made,
+// or that others may reach, is not taken for it.
+func vouch(path string) (resolved string, owner int, err error) {
+	if !filepath.IsAbs(path) {
+		return "", 0, fmt.Errorf("socket %s: the path is not absolute: %w", path, ErrUntrusted)
+	}
+	euid := os.Geteuid()
+	done := "/"
+	rest := strings.Split(path, "/")
+	links := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "", 0, fmt.Errorf("socket %s: %w", path, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		uid, _ := ownerOf(fi)
+		if uid != 0 && uid != euid {
+			return "", 0, fmt.Errorf("socket %s: symbolic link %s is owned by uid %d, neither root nor this user: %w", path, next, uid, ErrUntrusted)
+		}
+		if links++; links > maxLinks {
+			return "", 0, fmt.Errorf("socket %s: more than %d symbolic links", path, maxLinks)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", 0, fmt.Errorf("socket %s: %w", path, err)
+		}
+		if filepath.IsAbs(target) {
+			done = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	fi, err := os.Lstat(done)
+	if err != nil {
+		return "", 0, fmt.Errorf("socket %s: %w", path, err)
+	}
+	if fi.Mode()&fs.ModeSocket == 0 {
+		return "", 0, fmt.Errorf("socket %s: %s is not a socket (mode %v): %w", path, done, fi.Mode(), ErrUntrusted)
+	}
+	uid, gid := ownerOf(fi)
+	where := path
+	if done != path {
+		where = path + " (" + done + ")"
+	}
+	if uid != 0 && uid != euid {
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %v: neither root nor this user: %w", where, uid, gid, fi.Mode(), ErrUntrusted)
+	}
+	perm := fi.Mode().Perm()
+	if perm&0o002 != 0 {
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %v: every user may write to it: %w", where, uid, gid, fi.Mode(), ErrUntrusted)
+	}
+	if perm&0o020 != 0 && !trustedGroup(gid, uid == euid) {
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %v: its group may write to it and is neither root's nor docker's: %w", where, uid, gid, fi.Mode(), ErrUntrusted)
+	}
+	return done, uid, nil
+}
+
+// ownerOf is the owner and group of a file.
+func ownerOf(fi fs.FileInfo) (uid, gid int) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid), int(st.Gid)
+	}
+	return -1, -1
+}
+
+// trustedGroup reports whether group gid may write to an engine's
+// socket: root's group, the group named docker, or, for a socket of this
+// user's own, one of this user's groups.
+func trustedGroup(gid int, own bool) bool {
+	if gid == 0 {
+		return true
+	}
+	if g, err := user.LookupGroup("docker"); err == nil && g.Gid == strconv.Itoa(gid) {
+		return true
+	}
+	if own {
+		if gid == os.Getegid() {
+			return true
+		}
+		groups, _ := os.Getgroups()
+		return slices.Contains(groups, gid)
+	}
+	return false
+}
