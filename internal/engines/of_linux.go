@@ -87,7 +87,7 @@ func fromCgroup(fs proc.FS, pid int, m *Manager, group string, w where) *Manager
 		}
 		info, err := c.inspect(m.ID)
 		if errors.Is(err, ErrGone) {
-			why = append(why, fmt.Errorf("engine at %s: no container %s", ep.path, ShortID(m.ID)))
+			why = append(why, fmt.Errorf("engine at %s: container %s: %w", ep.path, ShortID(m.ID), ErrGone))
 			continue
 		}
 		if err != nil {
@@ -165,7 +165,7 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 		if p.Program == Conmon {
 			info, err := c.inspect(p.ID)
 			if errors.Is(err, ErrGone) {
-				why = append(why, fmt.Errorf("engine at %s: no container %s", ep.path, ShortID(p.ID)))
+				why = append(why, fmt.Errorf("engine at %s: container %s: %w", ep.path, ShortID(p.ID), ErrGone))
 				continue
 			}
 			if err != nil {

@@ -358,8 +358,8 @@ func TestOfUnreachable(t *testing.T) {
 	// not answer at all (no socket).
 	e = newFakeEngine(t, "")
 	w = isolated(t, map[string]string{"DOCKER_HOST": "unix://" + e.path})
-	if m := find(proc.Host(), pid, w); m == nil || m.Unreachable == nil ||
-		!strings.Contains(m.Unreachable.Error(), "engine at "+e.path+": no container ca978112ca1b; socket "+w.podmanSocket+": ") {
+	if m := find(proc.Host(), pid, w); m == nil || !errors.Is(m.Unreachable, ErrGone) ||
+		!strings.Contains(m.Unreachable.Error(), "engine at "+e.path+": container ca978112ca1b: no such container; socket "+w.podmanSocket+": ") {
 		t.Errorf("Of with an engine that does not know the container = %+v", m)
 	}
 }
