@@ -460,3 +460,14 @@ func TestRealEngine(t *testing.T) {
 		t.Logf("docker-proxy %d: %s", pid, m)
 	}
 }
+
+// What Of costs for a holder that no engine runs: two reads of /proc,
+// no call to any engine.
+func BenchmarkOfPlain(b *testing.B) {
+	pid := os.Getpid()
+	for b.Loop() {
+		if m := find(proc.Host(), pid, host); m != nil && m.Kind == Container {
+			b.Skip("this test runs in a container")
+		}
+	}
+}
