@@ -153,13 +153,14 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 	}
 	var why reasons
 	for _, ep := range endpointsFor(p.Engine, w) {
-		c, err := ask(ep)
+		c, err := ask(ep, func(c *client) error {
+			if c.owner != st.UID {
+				return fmt.Errorf("engine at %s is uid %d's, but %s %d runs as uid %d: %w", ep.path, c.owner, p.Program, pid, st.UID, ErrUntrusted)
+			}
+			return nil
+		})
 		if err != nil {
 			why = append(why, err)
-			continue
-		}
-		if c.owner != st.UID {
-			why = append(why, fmt.Errorf("engine at %s is uid %d's, but %s %d runs as uid %d: %w", ep.path, c.owner, p.Program, pid, st.UID, ErrUntrusted))
 			continue
 		}
 		if p.Program == Conmon {
@@ -199,14 +200,20 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 	return m
 }
 
-// ask checks an endpoint's socket and asks its engine for its version.
-func ask(ep endpoint) (*client, error) {
+// ask checks an endpoint's socket, and whatever else the caller checks
+// of it before a call is made, then asks its engine for its version.
+func ask(ep endpoint, checks ...func(*client) error) (*client, error) {
 	if ep.err != nil {
 		return nil, ep.err
 	}
 	c, err := dial(ep.path)
 	if err != nil {
 		return nil, err
+	}
+	for _, check := range checks {
+		if err := check(c); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.version(); err != nil {
 		return nil, err

@@ -158,6 +158,9 @@ func TestOfProxyOfAnotherUser(t *testing.T) {
 		!strings.Contains(m.Unreachable.Error(), "runs as uid 65534") {
 		t.Errorf("Of(another user's docker-proxy) = %+v", m)
 	}
+	if calls := e.Calls(); len(calls) != 0 {
+		t.Errorf("calls to an engine not the proxy's user's: %q", calls)
+	}
 }
 
 // cgroupRoot makes a group of the test's own under the cgroup v2
