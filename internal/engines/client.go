@@ -50,7 +50,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return "engine API at " + e.Socket + ": " + e.Op + ": " + oneLine(e.Err.Error())
+	at := "engine API"
+	if e.Socket != "" {
+		at += " at " + e.Socket
+	}
+	return at + ": " + e.Op + ": " + oneLine(e.Err.Error())
 }
 
 func (e *Error) Unwrap() error { return e.Err }

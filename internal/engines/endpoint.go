@@ -13,11 +13,14 @@ import (
 // processes, and it is not asked.
 var ErrNotLocal = errors.New("only local unix sockets (unix:///path) are asked")
 
-// Where the engines listen when nothing says otherwise.
-var (
-	dockerSocket = "/var/run/docker.sock"
-	podmanSocket = "/run/podman/podman.sock"
-)
+// where says where engines listen: the environment (DOCKER_HOST,
+// XDG_RUNTIME_DIR) and the sockets engines make when nothing says
+// otherwise.
+type where struct {
+	getenv       func(string) string
+	dockerSocket string
+	podmanSocket string
+}
 
 // endpoint is an engine's API socket, or why there is none to ask.
 type endpoint struct {
@@ -30,10 +33,10 @@ type endpoint struct {
 // else the default. A DOCKER_HOST of another scheme is not followed, and
 // the default is not asked in its stead: the user said the engine is
 // elsewhere.
-func dockerEndpoint(getenv func(string) string) endpoint {
-	host := getenv("DOCKER_HOST")
+func dockerEndpoint(w where) endpoint {
+	host := w.getenv("DOCKER_HOST")
 	if host == "" {
-		return endpoint{engine: Docker, path: dockerSocket}
+		return endpoint{engine: Docker, path: w.dockerSocket}
 	}
 	p, ok := strings.CutPrefix(host, "unix://")
 	if !ok {
@@ -47,9 +50,9 @@ func dockerEndpoint(getenv func(string) string) endpoint {
 
 // podmanEndpoints are Podman's sockets: the system's (rootful) and the
 // user's own ($XDG_RUNTIME_DIR/podman/podman.sock), in that order.
-func podmanEndpoints(getenv func(string) string) []endpoint {
-	eps := []endpoint{{engine: Podman, path: podmanSocket}}
-	if dir := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(dir) {
+func podmanEndpoints(w where) []endpoint {
+	eps := []endpoint{{engine: Podman, path: w.podmanSocket}}
+	if dir := w.getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(dir) {
 		eps = append(eps, endpoint{engine: Podman, path: filepath.Join(dir, "podman", "podman.sock")})
 	}
 	return eps
@@ -58,9 +61,9 @@ func podmanEndpoints(getenv func(string) string) []endpoint {
 // endpointsFor lists the sockets to ask about a container of engine, its
 // own engine's first, then the other's (Podman's socket is often linked
 // at Docker's place, and answers Docker's API), each path once.
-func endpointsFor(engine string, getenv func(string) string) []endpoint {
-	docker := []endpoint{dockerEndpoint(getenv)}
-	podman := podmanEndpoints(getenv)
+func endpointsFor(engine string, w where) []endpoint {
+	docker := []endpoint{dockerEndpoint(w)}
+	podman := podmanEndpoints(w)
 	var all []endpoint
 	if engine == Podman {
 		all = append(podman, docker...)
@@ -79,29 +82,4 @@ func endpointsFor(engine string, getenv func(string) string) []endpoint {
 		out = append(out, ep)
 	}
 	return out
-}
-
-// reasons are why no engine could be asked, one per socket tried: one
-// line, each reason in turn.
-type reasons []error
-
-func (r reasons) Error() string {
-	parts := make([]string, len(r))
-	for i, err := range r {
-		parts[i] = err.Error()
-	}
-	return strings.Join(parts, "; ")
-}
-
-func (r reasons) Unwrap() []error { return r }
-
-// unreachable is the error for reasons: the one reason itself, or all.
-func unreachable(r reasons) error {
-	switch len(r) {
-	case 0:
-		return errors.New("no engine socket to ask")
-	case 1:
-		return r[0]
-	}
-	return r
 }

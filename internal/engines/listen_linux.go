@@ -1,6 +1,8 @@
 package engines
 
 import (
+	"fmt"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -54,4 +56,44 @@ func listening(fs proc.FS, pid int) ([]held, error) {
 		}
 	}
 	return out, nil
+}
+
+// held is a port a process serves: a listening TCP socket, or a bound
+// and unconnected UDP one.
+type held struct {
+	proto string // "tcp" or "udp"
+	addr  netip.Addr
+	port  int
+}
+
+func (h held) String() string {
+	return h.proto + " " + netip.AddrPortFrom(h.addr, uint16(h.port)).String()
+}
+
+// matchPorts finds the container that publishes the ports a proxy holds
+// (rootlessport, which serves one container).
+func matchPorts(list []listed, ports []held) (listed, error) {
+	var found []listed
+	for _, c := range list {
+	entries:
+		for _, port := range c.Ports {
+			for _, h := range ports {
+				if port.Type == h.proto && port.PublicPort == h.port && sameHostIP(port.IP, h.addr.String()) {
+					found = append(found, c)
+					break entries
+				}
+			}
+		}
+	}
+	var held []string
+	for _, h := range ports {
+		held = append(held, h.String())
+	}
+	switch len(found) {
+	case 0:
+		return listed{}, fmt.Errorf("no running container publishes %s", strings.Join(held, ", "))
+	case 1:
+		return found[0], nil
+	}
+	return listed{}, fmt.Errorf("%d running containers publish %s: %s", len(found), strings.Join(held, ", "), names(found))
 }

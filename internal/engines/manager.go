@@ -23,7 +23,9 @@ type Manager struct {
 	// "" when none could be asked.
 	Socket string `json:"engine_socket,omitempty"`
 	// Unreachable is why the engine could not be asked (name and image
-	// are then unknown); nil when it answered.
+	// are then unknown); nil when it answered. It wraps ErrGone when the
+	// engines asked know no such container (it went meanwhile),
+	// ErrNotLocal, ErrUntrusted, ErrNotAsked or an *Error.
 	Unreachable error `json:"-"`
 
 	// api is the API version the engine at Socket answered ("1.41").

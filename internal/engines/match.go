@@ -8,24 +8,6 @@ import (
 	"strings"
 )
 
-// The labels Docker Compose puts on the containers it makes.
-const (
-	composeProject = "com.docker.compose.project"
-	composeService = "com.docker.compose.service"
-)
-
-// held is a port a process serves: a listening TCP socket, or a bound
-// and unconnected UDP one.
-type held struct {
-	proto string // "tcp" or "udp"
-	addr  netip.Addr
-	port  int
-}
-
-func (h held) String() string {
-	return h.proto + " " + netip.AddrPortFrom(h.addr, uint16(h.port)).String()
-}
-
 // matchDockerProxy finds the container a docker-proxy serves among the
 // running ones: the one that publishes its host port (protocol, port,
 // address) to its container port. Where two could (the same port on
@@ -66,34 +48,6 @@ func matchDockerProxy(list []listed, p *Proxy) (listed, error) {
 		}
 	}
 	return listed{}, fmt.Errorf("no running container publishes %s", what)
-}
-
-// matchPorts finds the container that publishes the ports a proxy holds
-// (rootlessport, which serves one container).
-func matchPorts(list []listed, ports []held) (listed, error) {
-	var found []listed
-	for _, c := range list {
-	entries:
-		for _, port := range c.Ports {
-			for _, h := range ports {
-				if port.Type == h.proto && port.PublicPort == h.port && sameHostIP(port.IP, h.addr.String()) {
-					found = append(found, c)
-					break entries
-				}
-			}
-		}
-	}
-	var held []string
-	for _, h := range ports {
-		held = append(held, h.String())
-	}
-	switch len(found) {
-	case 0:
-		return listed{}, fmt.Errorf("no running container publishes %s", strings.Join(held, ", "))
-	case 1:
-		return found[0], nil
-	}
-	return listed{}, fmt.Errorf("%d running containers publish %s: %s", len(found), strings.Join(held, ", "), names(found))
 }
 
 // sameHostIP compares a host address as an engine lists it with one a

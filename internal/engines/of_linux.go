@@ -9,6 +9,19 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 )
 
+// host is where this machine's engines listen.
+var host = where{
+	getenv:       os.Getenv,
+	dockerSocket: "/var/run/docker.sock",
+	podmanSocket: "/run/podman/podman.sock",
+}
+
+// The labels Docker Compose puts on the containers it makes.
+const (
+	composeProject = "com.docker.compose.project"
+	composeService = "com.docker.compose.service"
+)
+
 // Of returns the manager of process pid, or nil for none: a container
 // engine's container (the process runs in it, or is the engine's port
 // proxy for it) or a systemd service.
@@ -22,11 +35,11 @@ import (
 // it. When no engine can be asked, the container comes back all the
 // same, with what its cgroup or proxy said and Unreachable saying why.
 func Of(pid int) *Manager {
-	return find(proc.Host(), pid, os.Getenv)
+	return find(proc.Host(), pid, host)
 }
 
-// find is Of on a process table, with the environment read by getenv.
-func find(fs proc.FS, pid int, getenv func(string) string) *Manager {
+// find is Of on a process table, with engines listening where w says.
+func find(fs proc.FS, pid int, w where) *Manager {
 	if pid <= 0 {
 		return nil
 	}
@@ -45,16 +58,16 @@ func find(fs proc.FS, pid int, getenv func(string) string) *Manager {
 			return placed
 		}
 		if !placed.Proxy {
-			return fromCgroup(fs, pid, placed, group, getenv)
+			return fromCgroup(fs, pid, placed, group, w)
 		}
 	}
 	argv, _ := fs.Cmdline(pid)
 	if p, err := ParseProxy(argv); p != nil {
-		return fromProxy(fs, pid, p, err, getenv)
+		return fromProxy(fs, pid, p, err, w)
 	}
 	if placed != nil && placed.Kind == Container {
 		// Podman's conmon scope, by another name than conmon's.
-		return fromProxy(fs, pid, &Proxy{Program: Conmon, Engine: Podman, ID: placed.ID}, nil, getenv)
+		return fromProxy(fs, pid, &Proxy{Program: Conmon, Engine: Podman, ID: placed.ID}, nil, w)
 	}
 	return placed
 }
@@ -64,9 +77,9 @@ func find(fs proc.FS, pid int, getenv func(string) string) *Manager {
 // container's own first process is in the same group: a cgroup is named
 // by whoever makes it, and a user may make one called docker-ID.scope in
 // a subtree of their own.
-func fromCgroup(fs proc.FS, pid int, m *Manager, group string, getenv func(string) string) *Manager {
+func fromCgroup(fs proc.FS, pid int, m *Manager, group string, w where) *Manager {
 	var why reasons
-	for _, ep := range endpointsFor(m.Engine, getenv) {
+	for _, ep := range endpointsFor(m.Engine, w) {
 		c, err := ask(ep)
 		if err != nil {
 			why = append(why, err)
@@ -74,7 +87,7 @@ func fromCgroup(fs proc.FS, pid int, m *Manager, group string, getenv func(strin
 		}
 		info, err := c.inspect(m.ID)
 		if errors.Is(err, ErrGone) {
-			why = append(why, fmt.Errorf("engine at %s: no container %s", ep.path, ShortID(m.ID)))
+			why = append(why, fmt.Errorf("engine at %s: container %s: %w", ep.path, ShortID(m.ID), ErrGone))
 			continue
 		}
 		if err != nil {
@@ -117,7 +130,7 @@ func sameGroup(fs proc.FS, pid int, m *Manager, group string, init int) error {
 // fromProxy finds the container a port proxy serves. The proxy must run
 // as the user whose engine is asked (root, for a rootful engine): anyone
 // may name a program docker-proxy or conmon, but not run it as root.
-func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, getenv func(string) string) *Manager {
+func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 	m := &Manager{Kind: Container, Engine: p.Engine, Proxy: true, ID: p.ID, Name: p.Name}
 	if perr != nil {
 		m.Unreachable = perr
@@ -139,20 +152,21 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, getenv func(string) st
 		}
 	}
 	var why reasons
-	for _, ep := range endpointsFor(p.Engine, getenv) {
-		c, err := ask(ep)
+	for _, ep := range endpointsFor(p.Engine, w) {
+		c, err := ask(ep, func(c *client) error {
+			if c.owner != st.UID {
+				return fmt.Errorf("engine at %s is uid %d's, but %s %d runs as uid %d: %w", ep.path, c.owner, p.Program, pid, st.UID, ErrUntrusted)
+			}
+			return nil
+		})
 		if err != nil {
 			why = append(why, err)
-			continue
-		}
-		if c.owner != st.UID {
-			why = append(why, fmt.Errorf("engine at %s is uid %d's, but %s %d runs as uid %d: %w", ep.path, c.owner, p.Program, pid, st.UID, ErrUntrusted))
 			continue
 		}
 		if p.Program == Conmon {
 			info, err := c.inspect(p.ID)
 			if errors.Is(err, ErrGone) {
-				why = append(why, fmt.Errorf("engine at %s: no container %s", ep.path, ShortID(p.ID)))
+				why = append(why, fmt.Errorf("engine at %s: container %s: %w", ep.path, ShortID(p.ID), ErrGone))
 				continue
 			}
 			if err != nil {
@@ -186,14 +200,20 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, getenv func(string) st
 	return m
 }
 
-// ask checks an endpoint's socket and asks its engine for its version.
-func ask(ep endpoint) (*client, error) {
+// ask checks an endpoint's socket, and whatever else the caller checks
+// of it before a call is made, then asks its engine for its version.
+func ask(ep endpoint, checks ...func(*client) error) (*client, error) {
 	if ep.err != nil {
 		return nil, ep.err
 	}
 	c, err := dial(ep.path)
 	if err != nil {
 		return nil, err
+	}
+	for _, check := range checks {
+		if err := check(c); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.version(); err != nil {
 		return nil, err
@@ -220,4 +240,29 @@ func fillListed(m *Manager, c listed) {
 	m.Image = c.Image
 	m.Project = c.Labels[composeProject]
 	m.Service = c.Labels[composeService]
+}
+
+// reasons are why no engine could be asked, one per socket tried: one
+// line, each reason in turn.
+type reasons []error
+
+func (r reasons) Error() string {
+	parts := make([]string, len(r))
+	for i, err := range r {
+		parts[i] = err.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (r reasons) Unwrap() []error { return r }
+
+// unreachable is the error for reasons: the one reason itself, or all.
+func unreachable(r reasons) error {
+	switch len(r) {
+	case 0:
+		return errors.New("no engine socket to ask")
+	case 1:
+		return r[0]
+	}
+	return r
 }

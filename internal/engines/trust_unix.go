@@ -80,7 +80,7 @@ func vouch(path string) (resolved string, owner int, err error) {
 		return "", 0, fmt.Errorf("socket %s: %w", path, err)
 	}
 	if fi.Mode()&fs.ModeSocket == 0 {
-		return "", 0, fmt.Errorf("socket %s: %s is not a socket (mode %v): %w", path, done, fi.Mode(), ErrUntrusted)
+		return "", 0, fmt.Errorf("socket %s: %s is not a socket (mode %s): %w", path, done, lsMode(fi.Mode()), ErrUntrusted)
 	}
 	uid, gid := ownerOf(fi)
 	where := path
@@ -88,16 +88,36 @@ func vouch(path string) (resolved string, owner int, err error) {
 		where = path + " (" + done + ")"
 	}
 	if uid != 0 && uid != euid {
-		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %v: neither root nor this user: %w", where, uid, gid, fi.Mode(), ErrUntrusted)
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: neither root nor this user: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
 	}
 	perm := fi.Mode().Perm()
 	if perm&0o002 != 0 {
-		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %v: every user may write to it: %w", where, uid, gid, fi.Mode(), ErrUntrusted)
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: every user may write to it: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
 	}
 	if perm&0o020 != 0 && !trustedGroup(gid, uid == euid) {
-		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %v: its group may write to it and is neither root's nor docker's: %w", where, uid, gid, fi.Mode(), ErrUntrusted)
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: its group may write to it and is neither root's nor docker's: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
 	}
 	return done, uid, nil
+}
+
+// lsMode writes a file's mode as ls does: srw-rw---- for a socket.
+func lsMode(m fs.FileMode) string {
+	kind := "-"
+	switch {
+	case m&fs.ModeSocket != 0:
+		kind = "s"
+	case m&fs.ModeSymlink != 0:
+		kind = "l"
+	case m.IsDir():
+		kind = "d"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "p"
+	case m&fs.ModeCharDevice != 0:
+		kind = "c"
+	case m&fs.ModeDevice != 0:
+		kind = "b"
+	}
+	return kind + m.Perm().String()[1:]
 }
 
 // ownerOf is the owner and group of a file.
