@@ -5,15 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -21,10 +16,6 @@ import (
 // grace as well: an engine that does not answer within it is taken for
 // one that never will.
 const callLimit = 5 * time.Second
-
-// maxAnswer bounds an answer read from an engine: a list of a thousand
-// containers is a few megabytes.
-const maxAnswer = 16 << 20
 
 // ErrGone says the container was gone already when it was to be stopped
 // or looked at: no engine knows it any more. To a user whose port it
@@ -76,7 +67,6 @@ type client struct {
 	path   string // resolved: what is dialled
 	owner  int    // the socket's owner
 	api    string // "1.41": the version the engine answered
-	http   *http.Client
 }
 
 // dial checks the socket at path (vouch) and makes a client of it; no
@@ -86,98 +76,28 @@ func dial(path string) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &client{socket: path, path: resolved, owner: owner}
-	c.http = &http.Client{
-		Transport: &http.Transport{
-			DialContext:            c.connect,
-			DisableKeepAlives:      true,
-			DisableCompression:     true,
-			MaxResponseHeaderBytes: 64 << 10,
-		},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	return c, nil
-}
-
-// connect dials the socket and checks who listens there: the engine
-// runs as root or as this user, and so does the process at the other
-// end, whoever owns the file.
-func (c *client) connect(ctx context.Context, _, _ string) (net.Conn, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", c.path)
-	if err != nil {
-		return nil, err
-	}
-	sc, ok := conn.(syscall.Conn)
-	if !ok {
-		return conn, nil
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	uid, err := peerUID(rc)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	if uid >= 0 && uid != 0 && uid != os.Geteuid() {
-		conn.Close()
-		return nil, fmt.Errorf("the process listening at %s runs as uid %d, neither root nor this user: %w", c.path, uid, ErrUntrusted)
-	}
-	return conn, nil
+	return &client{socket: path, path: resolved, owner: owner}, nil
 }
 
 // call makes one request of the API (its version prefix added once the
 // version is known) and reads the whole answer, all within limit.
 func (c *client) call(method, path, query string, limit time.Duration) (int, []byte, error) {
 	op := method + " " + path
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	target := "http://docker"
+	target := path
 	if c.api != "" {
-		target += "/v" + c.api
+		target = "/v" + c.api + path
 	}
-	target += path
 	if query != "" {
 		target += "?" + query
 	}
-	req, err := http.NewRequestWithContext(ctx, method, target, nil)
+	status, body, err := c.exchange(method, target, time.Now().Add(limit))
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("no answer within %v: %w", limit, context.DeadlineExceeded)
+	}
 	if err != nil {
 		return 0, nil, &Error{Socket: c.socket, Op: op, Err: err}
 	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return 0, nil, &Error{Socket: c.socket, Op: op, Err: late(ctx, limit, unwrapURL(err))}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return 0, nil, &Error{Socket: c.socket, Op: op, Err: late(ctx, limit, fmt.Errorf("read the answer: %w", err))}
-	}
-	if len(body) > maxAnswer {
-		return 0, nil, &Error{Socket: c.socket, Op: op, Err: fmt.Errorf("an answer longer than %d bytes", maxAnswer)}
-	}
-	return resp.StatusCode, body, nil
-}
-
-// late says "no answer within" for a call that ran out of time.
-func late(ctx context.Context, limit time.Duration, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("no answer within %v: %w", limit, context.DeadlineExceeded)
-	}
-	return err
-}
-
-// unwrapURL drops net/http's "Get \"http://docker/...\":" wrapping, which
-// names a made-up host.
-func unwrapURL(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
+	return status, body, nil
 }
 
 // refused is the error for an answer with a status that says no: the
@@ -190,7 +110,7 @@ func refused(status int, body []byte) error {
 	} else if len(body) > 0 {
 		msg = strconv.QuoteToASCII(string(body[:min(len(body), 120)]))
 	}
-	text := strconv.Itoa(status) + " " + http.StatusText(status)
+	text := strconv.Itoa(status) + " " + statusText[status]
 	if msg != "" {
 		text += ": " + msg
 	}
@@ -216,7 +136,7 @@ func (c *client) version() error {
 	if err != nil {
 		return err
 	}
-	if status != http.StatusOK {
+	if status != 200 {
 		return &Error{Socket: c.socket, Op: op, Err: refused(status, body)}
 	}
 	var v struct{ ApiVersion string }
@@ -264,7 +184,7 @@ func (c *client) list() ([]listed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status != 200 {
 		return nil, &Error{Socket: c.socket, Op: op, Err: refused(status, body)}
 	}
 	var list []listed
@@ -292,14 +212,14 @@ type inspected struct {
 // the engine has none of that id.
 func (c *client) inspect(id string) (inspected, error) {
 	var info inspected
-	path := "/containers/" + url.PathEscape(id) + "/json"
+	path := "/containers/" + pathEscape(id) + "/json"
 	status, body, err := c.call("GET", path, "", callLimit)
 	if err != nil {
 		return info, err
 	}
 	switch status {
-	case http.StatusOK:
-	case http.StatusNotFound:
+	case 200:
+	case 404:
 		return info, &Error{Socket: c.socket, Op: "GET " + path, Err: ErrGone}
 	default:
 		return info, &Error{Socket: c.socket, Op: "GET " + path, Err: refused(status, body)}
@@ -312,16 +232,16 @@ func (c *client) inspect(id string) (inspected, error) {
 // before its KILL, and waits for the answer (which the engine gives once
 // the container is stopped) the grace and a call's limit more.
 func (c *client) stop(id string, secs int) error {
-	path := "/containers/" + url.PathEscape(id) + "/stop"
+	path := "/containers/" + pathEscape(id) + "/stop"
 	limit := time.Duration(secs)*time.Second + callLimit
 	status, body, err := c.call("POST", path, "t="+strconv.Itoa(secs), limit)
 	if err != nil {
 		return err
 	}
 	switch status {
-	case http.StatusNoContent, http.StatusOK, http.StatusNotModified:
+	case 204, 200, 304:
 		return nil
-	case http.StatusNotFound:
+	case 404:
 		return &Error{Socket: c.socket, Op: "POST " + path, Err: ErrGone}
 	}
 	return &Error{Socket: c.socket, Op: "POST " + path, Err: refused(status, body)}

@@ -2,7 +2,6 @@ package engines
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -36,7 +35,7 @@ func matchDockerProxy(list []listed, p *Proxy) (listed, error) {
 		}
 	}
 	what := fmt.Sprintf("%s %s (to %s)", p.Proto, hostPort(p.HostIP, p.HostPort),
-		net.JoinHostPort(p.ContainerIP, strconv.Itoa(p.ContainerPort)))
+		joinHostPort(p.ContainerIP, strconv.Itoa(p.ContainerPort)))
 	for _, found := range [][]listed{byBoth, byPort, byAddr} {
 		switch len(found) {
 		case 0:
@@ -84,7 +83,7 @@ func hostPort(ip string, port int) string {
 	if ip == "" {
 		ip = "*"
 	}
-	return net.JoinHostPort(ip, strconv.Itoa(port))
+	return joinHostPort(ip, strconv.Itoa(port))
 }
 
 func names(list []listed) string {
@@ -97,4 +96,12 @@ func names(list []listed) string {
 		out = append(out, name)
 	}
 	return strings.Join(out, ", ")
+}
+
+// joinHostPort is "host:port", "[v6]:port" for an IPv6 address.
+func joinHostPort(host, port string) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]:" + port
+	}
+	return host + ":" + port
 }
