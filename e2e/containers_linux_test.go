@@ -93,6 +93,7 @@ func listening(t *testing.T, port string) {
 // A published port's holder, docker-proxy, is named by the container
 // it serves: in ps and check, as text and as JSON fields.
 func TestContainerHolderNamed(t *testing.T) {
+	t.Parallel() // its own containers, ports and cgroup; the engine takes a grace to stop one
 	host := engineHost(t)
 	port := freePort(t, "tcp")
 	name, id := container(t, host, "-p", "127.0.0.1:"+port+":80", "--label", "com.docker.compose.project=shop", "--label", "com.docker.compose.service=db")
@@ -133,6 +134,7 @@ func TestContainerHolderNamed(t *testing.T) {
 // free, the engine says the container is stopped (not a container Up
 // with a mapping to a proxy that is gone), and nothing was signalled.
 func TestContainerForeignStoppedThroughEngine(t *testing.T) {
+	t.Parallel() // its own containers, ports and cgroup; the engine takes a grace to stop one
 	host := engineHost(t)
 	for _, tc := range []struct {
 		name string
@@ -142,6 +144,7 @@ func TestContainerForeignStoppedThroughEngine(t *testing.T) {
 		{"restart always", []string{"--restart", "always", "-p", "127.0.0.1:PORT:80"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			port := freePort(t, "tcp")
 			args := strings.Split(strings.ReplaceAll(strings.Join(tc.args, "\x00"), "PORT", port), "\x00")
 			name, _ := container(t, host, args...)
@@ -164,6 +167,7 @@ func TestContainerForeignStoppedThroughEngine(t *testing.T) {
 
 // Without --foreign the container is named, with what would stop it.
 func TestContainerNotForeignNamed(t *testing.T) {
+	t.Parallel() // its own containers, ports and cgroup; the engine takes a grace to stop one
 	host := engineHost(t)
 	port := freePort(t, "tcp")
 	name, _ := container(t, host, "-p", "127.0.0.1:"+port+":80")
@@ -177,6 +181,7 @@ func TestContainerNotForeignNamed(t *testing.T) {
 // A host-network container holds the port itself: stopped through its
 // engine too, and two containers on two ports in one reclaim.
 func TestContainerHostNetworkAndTwoPorts(t *testing.T) {
+	t.Parallel() // its own containers, ports and cgroup; the engine takes a grace to stop one
 	host := engineHost(t)
 	p1, p2 := freePort(t, "tcp"), freePort(t, "tcp")
 	n1, _ := container(t, host, "-p", "127.0.0.1:"+p1+":80")
@@ -197,6 +202,7 @@ func TestContainerHostNetworkAndTwoPorts(t *testing.T) {
 // tcp:// address, which is never followed) nothing is signalled and the
 // exit status is 1, with one line saying why.
 func TestContainerEngineUnreachable(t *testing.T) {
+	t.Parallel() // its own containers, ports and cgroup; the engine takes a grace to stop one
 	host := engineHost(t)
 	port := freePort(t, "tcp")
 	name, _ := container(t, host, "-p", "127.0.0.1:"+port+":80")
@@ -215,6 +221,7 @@ func TestContainerEngineUnreachable(t *testing.T) {
 // A holder a systemd unit runs (here, a cgroup made to look like one) is
 // never signalled: it is named with the command that stops it, exit 1.
 func TestUnitHolderNeverSignalled(t *testing.T) {
+	t.Parallel() // its own containers, ports and cgroup; the engine takes a grace to stop one
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: a cgroup made to look like a unit's")
 	}

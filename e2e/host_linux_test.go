@@ -96,6 +96,7 @@ func TestHostProgramKeepsItsOwnChildren(t *testing.T) {
 	}
 	for _, api := range []string{"host", "supervise"} {
 		t.Run(api, func(t *testing.T) {
+			t.Parallel() // each in a program of its own
 			rep := runExecs(t, api, strconv.Itoa(n))
 			if rep.Runs != n || rep.Wrong != 0 || rep.ECHILD != 0 || rep.Signalled != 0 {
 				t.Errorf("%d calls: %d wrong statuses, %d ECHILD, %d signalled: %v", rep.Runs, rep.Wrong, rep.ECHILD, rep.Signalled, rep.Errors)
@@ -116,6 +117,7 @@ func TestHostProgramKeepsItsOwnChildren(t *testing.T) {
 	// its process) ends the host's own sleep with its cleanup, which is
 	// what the report above would catch.
 	t.Run("control", func(t *testing.T) {
+		t.Parallel()
 		needFull(t, "the subreaper's subtree")
 		if rep := runExecs(t, "supervise-sole", "200"); rep.SleepAlive {
 			t.Errorf("the control found nothing: the sole reaper spared the host's own sleep")
