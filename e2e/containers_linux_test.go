@@ -256,3 +256,39 @@ func TestUnitHolderNeverSignalled(t *testing.T) {
 		t.Errorf("run --port --foreign: %+v; want 125 naming systemctl stop", r)
 	}
 }
+
+// Podman, rootful: a published port is held by conmon, its port
+// reservation, which is named by its container and never signalled;
+// --foreign stops the container through Podman's API.
+func TestContainerPodman(t *testing.T) {
+	t.Parallel()
+	host := os.Getenv("TETHER_TEST_PODMAN_HOST")
+	if host == "" {
+		t.Skip("no Podman: set TETHER_TEST_PODMAN_HOST to its API's unix:// socket (CI starts one)")
+	}
+	podman := func(args ...string) string {
+		out, err := exec.Command("podman", append([]string{"--remote", "--url", host}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("podman %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	port := freePort(t, "tcp")
+	name := "tether-test-" + marker.NewRunID()[:10]
+	t.Cleanup(func() { _ = exec.Command("podman", "--remote", "--url", host, "rm", "-f", name).Run() })
+	// Its defaults exceed some machines' hard limits.
+	podman("run", "-d", "--name", name, "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024",
+		"-p", "127.0.0.1:"+port+":80", "localhost/"+ciImage, "/bin/busybox", "httpd", "-f", "-p", "80")
+	listening(t, port)
+	r := tetherAt(t, host, "ps", "--port", port)
+	if !strings.Contains(r.stdout, "container "+name) || !strings.Contains(r.stdout, "via Podman") {
+		t.Errorf("ps --port: %+v; want the container named, via Podman", r)
+	}
+	r = tetherAt(t, host, "reclaim", "--port", port, "--foreign", "--grace", "2s")
+	if r.code != 0 || !strings.Contains(r.stdout, "stopped through Podman: gone") || strings.Contains(r.stdout, "TERM") {
+		t.Errorf("reclaim --foreign: %+v; want the container stopped through Podman", r)
+	}
+	if state := podman("inspect", "-f", "{{.State.Running}}", name); state != "false" {
+		t.Errorf("the container runs after the reclaim: %s", state)
+	}
+}
