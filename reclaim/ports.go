@@ -2,6 +2,7 @@ package reclaim
 
 import (
 	"slices"
+	"time"
 
 	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/sockets"
@@ -79,6 +80,14 @@ func after(ports []uint16, hs []sockets.Holder, results []Result) []PortState {
 		}
 	}
 	ls, err := sockets.Listeners(ports...)
+	// A socket whose holders all ended can outlive them by a moment: a
+	// process is seen gone (a zombie, on the paths without pidfds) while
+	// its last thread still releases its descriptors. It is looked at
+	// again for up to a second before it is said to be held.
+	for deadline := time.Now().Add(time.Second); err == nil && lingering(ls, hs, ended) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		ls, err = sockets.Listeners(ports...)
+	}
 	if err != nil {
 		trace.Printf("port states after the reclaim: %v", err)
 		ls = map[uint64]Listener{}
@@ -90,6 +99,23 @@ func after(ports []uint16, hs []sockets.Holder, results []Result) []PortState {
 		}
 	}
 	return portStates(ports, ls, still)
+}
+
+// lingering reports whether a socket of ls was held only by processes
+// that ended.
+func lingering(ls map[uint64]Listener, hs []sockets.Holder, ended map[int]bool) bool {
+	live := map[uint64]bool{}
+	for _, h := range hs {
+		if !ended[h.PID] {
+			live[h.Listener.Inode] = true
+		}
+	}
+	for _, h := range hs {
+		if _, open := ls[h.Listener.Inode]; open && ended[h.PID] && !live[h.Listener.Inode] {
+			return true
+		}
+	}
+	return false
 }
 
 func traceStates(states []PortState) {
