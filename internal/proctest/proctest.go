@@ -282,11 +282,17 @@ func Copy(t testing.TB, name string) string {
 	}
 	defer src.Close()
 	path := filepath.Join(dir, name)
+	// Written and closed under ForkLock: a child forked meanwhile by a
+	// test side by side would hold the write descriptor until its exec,
+	// and the copy's own exec would fail with "text file busy".
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
 	dst, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
 		t.Fatal(err)
 	}
 	if err := dst.Close(); err != nil {
