@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,15 +25,6 @@ const (
 
 func TestMain(m *testing.M) {
 	proctest.Helper()
-	// The tests that say t.Parallel mostly wait (a grace, a timeout,
-	// a server's start), not compute: more of them than there are
-	// cores run side by side, unless -parallel says otherwise.
-	flag.Parse()
-	parallelSet := false
-	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
-	if !parallelSet {
-		_ = flag.Set("test.parallel", "6")
-	}
 	dir, err := os.MkdirTemp("", "tether-bin-")
 	if err == nil {
 		err = os.Chmod(dir, 0o755)

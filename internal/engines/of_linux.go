@@ -159,45 +159,49 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 			}
 			return nil
 		})
+		if err == nil {
+			err = c.proxied(m, p, ports)
+		}
 		if err != nil {
 			why = append(why, err)
 			continue
 		}
-		if p.Program == Conmon {
-			info, err := c.inspect(p.ID)
-			if errors.Is(err, ErrGone) {
-				why = append(why, fmt.Errorf("engine at %s: container %s: %w", ep.path, ShortID(p.ID), ErrGone))
-				continue
-			}
-			if err != nil {
-				why = append(why, err)
-				continue
-			}
-			fillInspected(m, info)
-			m.Socket, m.api = ep.path, c.api
-			return m
-		}
-		list, err := c.list()
-		if err != nil {
-			why = append(why, err)
-			continue
-		}
-		var found listed
-		if p.Program == DockerProxy {
-			found, err = matchDockerProxy(list, p)
-		} else {
-			found, err = matchPorts(list, ports)
-		}
-		if err != nil {
-			why = append(why, fmt.Errorf("engine at %s: %w", ep.path, err))
-			continue
-		}
-		fillListed(m, found)
 		m.Socket, m.api = ep.path, c.api
 		return m
 	}
 	m.Unreachable = unreachable(why)
 	return m
+}
+
+// proxied fills m in with the container the engine at c says proxy p
+// serves: conmon's by its id, the others' by the ports it publishes.
+func (c *client) proxied(m *Manager, p *Proxy, ports []held) error {
+	if p.Program == Conmon {
+		info, err := c.inspect(p.ID)
+		if errors.Is(err, ErrGone) {
+			return fmt.Errorf("engine at %s: container %s: %w", c.socket, ShortID(p.ID), ErrGone)
+		}
+		if err != nil {
+			return err
+		}
+		fillInspected(m, info)
+		return nil
+	}
+	list, err := c.list()
+	if err != nil {
+		return err
+	}
+	var found listed
+	if p.Program == DockerProxy {
+		found, err = matchDockerProxy(list, p)
+	} else {
+		found, err = matchPorts(list, ports)
+	}
+	if err != nil {
+		return fmt.Errorf("engine at %s: %w", c.socket, err)
+	}
+	fillListed(m, found)
+	return nil
 }
 
 // ask checks an endpoint's socket, and whatever else the caller checks

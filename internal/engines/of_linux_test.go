@@ -319,6 +319,7 @@ func TestOfAsksOnlyForContainers(t *testing.T) {
 }
 
 func TestOfUnreachable(t *testing.T) {
+	t.Parallel() // a hanging engine is waited out for 5 s
 	root := cgroupRoot(t)
 	pid := inGroup(t, root, "system.slice/docker-"+idA+".scope")
 

@@ -66,6 +66,7 @@ func TestGraceSeconds(t *testing.T) {
 // call, and nothing else happens: no stop is sent after a failed
 // /version, none twice.
 func TestStopFaults(t *testing.T) {
+	t.Parallel() // hanging engines are waited out
 	stopOp := "POST /containers/" + idA + "/stop"
 	tests := []struct {
 		mode    string

@@ -32,8 +32,42 @@ const maxLinks = 40
 // engine's own socket is made so, and a socket that another user made,
 // or that others may reach, is not taken for it.
 func vouch(path string) (resolved string, owner int, err error) {
+	done, err := resolve(path)
+	if err != nil {
+		return "", 0, err
+	}
+	fi, err := os.Lstat(done)
+	if err != nil {
+		return "", 0, fmt.Errorf("socket %s: %w", path, err)
+	}
+	if fi.Mode()&fs.ModeSocket == 0 {
+		return "", 0, fmt.Errorf("socket %s: %s is not a socket (mode %s): %w", path, done, lsMode(fi.Mode()), ErrUntrusted)
+	}
+	uid, gid := ownerOf(fi)
+	euid := os.Geteuid()
+	where := path
+	if done != path {
+		where = path + " (" + done + ")"
+	}
+	if uid != 0 && uid != euid {
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: neither root nor this user: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
+	}
+	perm := fi.Mode().Perm()
+	if perm&0o002 != 0 {
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: every user may write to it: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
+	}
+	if perm&0o020 != 0 && !trustedGroup(gid, uid == euid) {
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: its group may write to it and is neither root's nor docker's: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
+	}
+	return done, uid, nil
+}
+
+// resolve follows path's symbolic links one component at a time, each
+// only when it is owned by root or this user, and returns where it
+// leads.
+func resolve(path string) (string, error) {
 	if !filepath.IsAbs(path) {
-		return "", 0, fmt.Errorf("socket %s: the path is not absolute: %w", path, ErrUntrusted)
+		return "", fmt.Errorf("socket %s: the path is not absolute: %w", path, ErrUntrusted)
 	}
 	euid := os.Geteuid()
 	done := "/"
@@ -52,51 +86,28 @@ func vouch(path string) (resolved string, owner int, err error) {
 		next := filepath.Join(done, c)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return "", 0, fmt.Errorf("socket %s: %w", path, err)
+			return "", fmt.Errorf("socket %s: %w", path, err)
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			done = next
 			continue
 		}
-		uid, _ := ownerOf(fi)
-		if uid != 0 && uid != euid {
-			return "", 0, fmt.Errorf("socket %s: symbolic link %s is owned by uid %d, neither root nor this user: %w", path, next, uid, ErrUntrusted)
+		if uid, _ := ownerOf(fi); uid != 0 && uid != euid {
+			return "", fmt.Errorf("socket %s: symbolic link %s is owned by uid %d, neither root nor this user: %w", path, next, uid, ErrUntrusted)
 		}
 		if links++; links > maxLinks {
-			return "", 0, fmt.Errorf("socket %s: more than %d symbolic links", path, maxLinks)
+			return "", fmt.Errorf("socket %s: more than %d symbolic links", path, maxLinks)
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", 0, fmt.Errorf("socket %s: %w", path, err)
+			return "", fmt.Errorf("socket %s: %w", path, err)
 		}
 		if filepath.IsAbs(target) {
 			done = "/"
 		}
 		rest = append(strings.Split(target, "/"), rest...)
 	}
-	fi, err := os.Lstat(done)
-	if err != nil {
-		return "", 0, fmt.Errorf("socket %s: %w", path, err)
-	}
-	if fi.Mode()&fs.ModeSocket == 0 {
-		return "", 0, fmt.Errorf("socket %s: %s is not a socket (mode %s): %w", path, done, lsMode(fi.Mode()), ErrUntrusted)
-	}
-	uid, gid := ownerOf(fi)
-	where := path
-	if done != path {
-		where = path + " (" + done + ")"
-	}
-	if uid != 0 && uid != euid {
-		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: neither root nor this user: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
-	}
-	perm := fi.Mode().Perm()
-	if perm&0o002 != 0 {
-		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: every user may write to it: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
-	}
-	if perm&0o020 != 0 && !trustedGroup(gid, uid == euid) {
-		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: its group may write to it and is neither root's nor docker's: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
-	}
-	return done, uid, nil
+	return done, nil
 }
 
 // lsMode writes a file's mode as ls does: srw-rw---- for a socket.

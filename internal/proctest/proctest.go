@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -60,7 +61,19 @@ const (
 //
 // When the whole package ran and passed, Run also fails the run if a mode
 // registered with Register was started by no test.
+//
+// The tests that say t.Parallel here mostly wait (a grace, a timeout, a
+// helper's start), not compute: Run lets six of them run side by side
+// rather than one per core, unless -parallel says otherwise.
 func Run(m *testing.M, opts ...goleak.Option) int {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		_ = flag.Set("test.parallel", "6")
+	}
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(opts...); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -59,28 +60,33 @@ var modeListenBelow = proctest.Starts(proctest.Register("listen-below", func() {
 }), modeListenLater)
 
 // freePort is a port of network (tcp4 or udp4) on the loopback that
-// nothing serves now.
+// nothing serves now, taken below the kernel's ephemeral range (32768
+// and up), from which every listener on port 0 takes theirs: here and in
+// the other packages' tests that run beside these. (e2e takes its own
+// from 20000 up; these from 14000 to 19999.)
 func freePort(t *testing.T, network string) uint16 {
 	t.Helper()
-	var addr net.Addr
-	if network == "udp4" {
-		c, err := net.ListenPacket(network, "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+	for try := 0; try < 1000; try++ {
+		port := 14000 + rand.IntN(6000)
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		var err error
+		if network == "udp4" {
+			var c net.PacketConn
+			if c, err = net.ListenPacket(network, addr); err == nil {
+				c.Close()
+			}
+		} else {
+			var l net.Listener
+			if l, err = net.Listen(network, addr); err == nil {
+				l.Close()
+			}
 		}
-		addr = c.LocalAddr()
-		c.Close()
-	} else {
-		l, err := net.Listen(network, "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+		if err == nil {
+			return uint16(port)
 		}
-		addr = l.Addr()
-		l.Close()
 	}
-	_, port, _ := net.SplitHostPort(addr.String())
-	n, _ := strconv.Atoi(port)
-	return uint16(n)
+	t.Fatal("no free port found between 14000 and 19999")
+	return 0
 }
 
 // listener starts the listen helper on a loopback port of kind (tcp4,
