@@ -80,12 +80,7 @@ func TestContainEndsEscapees(t *testing.T) {
 			continue
 		}
 		for _, end := range []string{"command exits", "TERM", "SIGKILL"} {
-			t.Run(name+"/"+end, func(t *testing.T) {
-				// Each its own run, directory and token: side by
-				// side, the grace of each is not waited for in turn.
-				t.Parallel()
-				runEscapees(t, c, end)
-			})
+			t.Run(name+"/"+end, func(t *testing.T) { runEscapees(t, c, end) })
 		}
 	}
 }
