@@ -123,7 +123,7 @@ func runEscapees(t *testing.T, c escapeCase, end string) {
 	if end != "command exits" {
 		stay = "stay"
 	}
-	r := startAs(t, c.as, tetherBin, nil, "run", "--contain="+c.mode, "--grace", "1s", "--",
+	r := startAs(t, c.as, tetherBin, nil, "run", "--contain="+c.mode, "--grace", "300ms", "--",
 		"setpriv", "--pdeathsig", "clear", "--", "/bin/sh", script, dir, stay, token)
 	if line := r.line(t); line != "ready" {
 		t.Fatalf("escapees printed %q, want ready (stderr %q)", line, r.errOut.String())
