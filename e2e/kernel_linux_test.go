@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"os"
 	"os/exec"
 	"strconv"
@@ -47,18 +46,7 @@ func refusedCmd(t *testing.T, refuse []proctest.Refusal, env []string, args ...s
 // refused runs tether with args under the filter, as tether does.
 func refused(t *testing.T, refuse []proctest.Refusal, args ...string) result {
 	t.Helper()
-	cmd := refusedCmd(t, refuse, nil, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%v: %v", cmd.Args, err)
-	}
-	wantNoTraceback(t, strings.Join(args, " "), stderr.String())
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	return tetherCmd(t, refusedCmd(t, refuse, nil, args...), nil)
 }
 
 // Without pidfds tether runs, and the caller's chain (the test, go test

@@ -62,10 +62,16 @@ func tether(t *testing.T, env []string, args ...string) result {
 	return tetherCmd(t, exec.Command(tetherBin, args...), env)
 }
 
+// tetherCmd runs cmd (tether, or a program that runs it) as tether does,
+// in the test's environment less any marker variables unless cmd has
+// one of its own, plus env.
 func tetherCmd(t *testing.T, cmd *exec.Cmd, env []string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), env...)
+	if cmd.Env == nil {
+		cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	}
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	code := 0

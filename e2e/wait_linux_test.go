@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,40 +16,11 @@ import (
 )
 
 // freePort finds a port nothing listens on now, for network (tcp or
-// udp), and hands it out once in the test binary. It is taken below the
-// kernel's ephemeral range (32768 and up), from which every listener on
-// port 0 and every client connection takes theirs: a port found free
-// there could be a test's listener side by side a moment later.
+// udp), handed out once: e2e's ports are taken from 20000 to 31999.
 func freePort(t *testing.T, network string) string {
 	t.Helper()
-	handedOut.Lock()
-	defer handedOut.Unlock()
-	for try := 0; try < 1000; try++ {
-		port := 20000 + rand.IntN(12000)
-		if handedOut.ports[port] {
-			continue
-		}
-		var c io.Closer
-		var err error
-		if network == "udp" {
-			c, err = net.ListenPacket("udp", ":"+strconv.Itoa(port))
-		} else {
-			c, err = net.Listen("tcp", ":"+strconv.Itoa(port))
-		}
-		if err == nil {
-			c.Close()
-			handedOut.ports[port] = true
-			return strconv.Itoa(port)
-		}
-	}
-	t.Fatal("no free port found between 20000 and 32000")
-	return ""
+	return strconv.Itoa(proctest.FreePort(t, network, 20000, 31999))
 }
-
-var handedOut = struct {
-	sync.Mutex
-	ports map[int]bool
-}{ports: map[int]bool{}}
 
 // served keeps the serve helper's sockets open.
 var served []io.Closer

@@ -2,6 +2,8 @@ package reclaim
 
 import (
 	"fmt"
+
+	"github.com/tetherproc/tether/internal/sockets"
 )
 
 // Summary is what one reclaim did: every process found, with what became
@@ -67,7 +69,7 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	}
 	sum := Summary{Results: results, Ports: s.ports}
 	if len(f.Ports) > 0 && !act.DryRun {
-		sum.Ports = after(unique(f.Ports), s.holders, results)
+		sum.Ports = after(sockets.Unique(f.Ports), s.holders, results)
 	}
 	sum.ExplainLeft()
 	return sum, nil

@@ -70,7 +70,7 @@ func take(f Filter, runs bool) (*snapshot, error) {
 	if err := proc.Host().CheckOwn(); err != nil {
 		return nil, err
 	}
-	f.Ports = unique(f.Ports)
+	f.Ports = sockets.Unique(f.Ports)
 	s := &snapshot{records: readRecords(f), protected: proc.Host().Protected()}
 	var pids []int
 	held := map[int][]Listener{}
@@ -171,17 +171,6 @@ func byRun(ms []proc.Valued) map[string][]proc.Member {
 	for _, m := range ms {
 		if m.Value != "" {
 			out[m.Value] = append(out[m.Value], m.Member)
-		}
-	}
-	return out
-}
-
-// unique keeps the first of each port: one given twice is asked about once.
-func unique(ports []uint16) []uint16 {
-	var out []uint16
-	for _, p := range ports {
-		if !slices.Contains(out, p) {
-			out = append(out, p)
 		}
 	}
 	return out

@@ -95,14 +95,3 @@ func checkPath(p string) error {
 	}
 	return nil
 }
-
-// unique keeps the first of each port: one given twice is asked about once.
-func unique(ports []uint16) []uint16 {
-	var out []uint16
-	for _, p := range ports {
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}

@@ -37,7 +37,7 @@ func (s Spec) Wait() (Result, error) {
 	if err := s.Validate(); err != nil {
 		return Result{}, err
 	}
-	s.Ports = unique(s.Ports)
+	s.Ports = sockets.Unique(s.Ports)
 	if s.HTTP != "" && s.Status == 0 {
 		s.Status = 500
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -59,34 +58,12 @@ var modeListenBelow = proctest.Starts(proctest.Register("listen-below", func() {
 	_ = cmd.Wait()
 }), modeListenLater)
 
-// freePort is a port of network (tcp4 or udp4) on the loopback that
-// nothing serves now, taken below the kernel's ephemeral range (32768
-// and up), from which every listener on port 0 takes theirs: here and in
-// the other packages' tests that run beside these. (e2e takes its own
-// from 20000 up; these from 14000 to 19999.)
+// freePort is a port of network (tcp4 or udp4) that nothing serves
+// now: readiness's ports are taken from 14000 to 19999, apart from
+// e2e's, whose tests run beside these.
 func freePort(t *testing.T, network string) uint16 {
 	t.Helper()
-	for try := 0; try < 1000; try++ {
-		port := 14000 + rand.IntN(6000)
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		var err error
-		if network == "udp4" {
-			var c net.PacketConn
-			if c, err = net.ListenPacket(network, addr); err == nil {
-				c.Close()
-			}
-		} else {
-			var l net.Listener
-			if l, err = net.Listen(network, addr); err == nil {
-				l.Close()
-			}
-		}
-		if err == nil {
-			return uint16(port)
-		}
-	}
-	t.Fatal("no free port found between 14000 and 19999")
-	return 0
+	return uint16(proctest.FreePort(t, network, 14000, 19999))
 }
 
 // listener starts the listen helper on a loopback port of kind (tcp4,

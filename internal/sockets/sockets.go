@@ -1,6 +1,9 @@
 package sockets
 
-import "net/netip"
+import (
+	"net/netip"
+	"slices"
+)
 
 // Listener is a socket that serves a port: a listening TCP socket or a
 // bound, unconnected UDP socket. A connected client's socket is never
@@ -64,4 +67,16 @@ func Lookup(ports ...uint16) (map[uint64]Listener, []Holder, error) {
 	}
 	hs, err := Holders(ls)
 	return ls, hs, err
+}
+
+// Unique keeps the first of each port: one given twice is asked about
+// once.
+func Unique(ports []uint16) []uint16 {
+	var out []uint16
+	for _, p := range ports {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
