@@ -3,13 +3,11 @@ package spawn
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 	"slices"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -32,12 +30,14 @@ type Child struct {
 	started uint64 // the child's start time: its PID is its own while it matches
 
 	// Guarded by host.mu: whether the child's group was said to be
-	// gone, and whether a Stop began.
+	// gone, and whether its end was claimed (by its Stop, the Host's
+	// Close, or the keeper that found its run over by itself).
 	groupGone bool
 	stopping  bool
 
-	stopOnce sync.Once
-	stopErr  error
+	// stopped is closed once the run is over and stopErr set.
+	stopped chan struct{}
+	stopErr error
 }
 
 // Config is the child's configuration, with its defaults filled in: its
@@ -130,13 +130,6 @@ func (c *Child) start() error {
 	return nil
 }
 
-// carries reports whether m carries the child's run id: read again, m
-// being one of a scan's finds.
-func (c *Child) carries(m proc.Member) bool {
-	env, err := proc.Host().Environ(m.PID)
-	return err == nil && slices.Contains(env, c.entry())
-}
-
 // list lists the child's tree, with the members kept before that are
 // still the same processes: an orphan leaves the child's subtree (the
 // program is no subreaper) but not the list. Under host.mu.
@@ -161,7 +154,14 @@ func (c *Child) tree(known []proc.Member) (ms []proc.Member, held bool) {
 		}
 		ms = append(ms, fs.Subtree(c.pid, 0)...)
 	}
-	return proc.Unique(append(ms, fs.AliveWithSubtrees(known)...)), held
+	// Of the known, those still below the child are listed already.
+	var rest []proc.Member
+	for _, m := range known {
+		if !slices.Contains(ms, m) {
+			rest = append(rest, m)
+		}
+	}
+	return proc.Unique(append(ms, fs.AliveWithSubtrees(rest)...)), held
 }
 
 // held reports whether the child's PID is still its own: it runs, or it
@@ -185,83 +185,31 @@ func (c *Child) held() bool {
 // may be called more than once, and from several goroutines; each call
 // returns the first one's result.
 func (c *Child) Stop(ctx context.Context) error {
-	c.host.mu.Lock()
-	c.stopping = true
-	c.host.mu.Unlock()
-	c.stopOnce.Do(func() {
-		c.stopErr = c.end(ctx)
-		c.finish()
-	})
+	if c.claim() {
+		c.settle(c.host.end(ctx, []*Child{c})[c])
+	}
+	<-c.stopped
 	return c.stopErr
 }
 
-// finishOnce ends the bookkeeping of a run that is over by itself.
-func (c *Child) finishOnce() { c.stopOnce.Do(c.finish) }
-
-// end is Stop's escalation: the group at once, also what of it is not
-// listed yet, then every member found; each member gets one TERM, the
-// group's or its own.
-func (c *Child) end(ctx context.Context) error {
+// claim reports whether the caller is the first to end the child's run,
+// which then settles it; every other caller waits for stopped.
+func (c *Child) claim() bool {
 	c.host.mu.Lock()
-	if !c.groupGone {
-		c.kept = c.list() // for the escalation, not the record: it goes
+	defer c.host.mu.Unlock()
+	if c.stopping {
+		return false
 	}
-	seen := slices.Clone(c.kept)
-	c.host.mu.Unlock()
-	grouped := c.groupSignal(syscall.SIGTERM)
-	var left []proc.Member
-	e := c.escalation(c.cfg.Grace, func() ([]proc.Member, bool) {
-		var executing bool
-		left, executing = c.members(seen)
-		// What was seen once is followed until it is gone, also once
-		// its parent has been ended and it has left the child's
-		// subtree.
-		seen = proc.Unique(append(seen, left...))
-		return left, executing
-	})
-	e.Hurry = ctx.Done()
-	e.Send = func(m proc.Member, sig syscall.Signal) error {
-		if sig == syscall.SIGTERM && grouped && c.inGroup(m) {
-			return nil // the group's TERM reached it
-		}
-		return proc.Host().Signal(m, sig)
-	}
-	e.KillAll = func() {
-		c.group.KillAll()
-		c.groupSignal(syscall.SIGKILL)
-	}
-	// Not woken by ctx: past it the members have had KILL, and a wait
-	// that returned at once would spin over the scan.
-	e.Wait = func(deadline time.Time) {
-		time.Sleep(min(5*time.Millisecond, max(time.Millisecond, time.Until(deadline))))
-	}
-	if e.Run() {
-		return nil
-	}
-	err := fmt.Errorf("still alive %v after SIGKILL", proc.KillWait)
-	if ctx.Err() != nil {
-		err = ctx.Err()
-	}
-	pids := make([]int, len(left))
-	for i, m := range left {
-		pids[i] = m.PID
-	}
-	return &StopError{Name: c.cfg.Name, RunID: c.cfg.RunID, Left: pids, Err: err}
+	c.stopping = true
+	return true
 }
 
-// members lists the run's live members for a Stop: those carrying its
-// run id, its tree with what was seen before, and its cgroup's. It
-// reports too whether one of the caller's processes is in the middle of
-// an execve, and cannot be told a member or not yet.
-func (c *Child) members(seen []proc.Member) ([]proc.Member, bool) {
-	fs := proc.Host()
-	ms, executing := fs.Scan([]string{c.entry()})
-	executing = fs.OwnedPIDs(executing, os.Getuid())
-	tree, held := c.tree(seen)
-	if !held {
-		c.goneGroup()
-	}
-	return proc.Unique(append(append(ms, tree...), c.group.Members()...)), len(executing) > 0
+// settle ends the run claimed by the caller: its bookkeeping goes, and
+// every Stop returns err.
+func (c *Child) settle(err error) {
+	c.stopErr = err
+	c.finish()
+	close(c.stopped)
 }
 
 // groupSignal signals the child's process group while its number is the

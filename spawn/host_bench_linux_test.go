@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/tetherproc/tether/spawn"
 )
@@ -53,5 +54,34 @@ func BenchmarkHostStartStop100(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The cost of Close of 100 children, each a sleep that ignores TERM,
+// with a grace of 0.5 s: the children's trees are found and ended side
+// by side, TERM to all, KILL to all once the grace is over, so that it
+// takes the grace and little more, not a grace per child.
+func BenchmarkHostClose100(b *testing.B) {
+	b.StopTimer()
+	for range b.N {
+		h, err := spawn.NewHost(spawn.HostOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmds := make([]*exec.Cmd, 100)
+		for i := range cmds {
+			cmds[i] = exec.Command("/bin/sh", "-c", "trap '' TERM; exec /bin/sleep 60")
+			if _, err := h.Start(cmds[i], spawn.Config{Name: "bench", Grace: 500 * time.Millisecond}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		if err := h.Close(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		for _, cmd := range cmds {
+			_ = cmd.Wait()
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
+	"github.com/tetherproc/tether/probe"
 )
 
 // Host is a Go program's supervisor of the children it starts over its
@@ -110,7 +111,7 @@ func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
 	if err := h.watch(); err != nil {
 		return nil, err
 	}
-	c := &Child{Cmd: cmd, host: h, run: run{cfg: cfg, command: cmd.Args, guard: &h.guard}}
+	c := &Child{Cmd: cmd, host: h, run: run{cfg: cfg, command: cmd.Args, guard: &h.guard}, stopped: make(chan struct{})}
 	if err := c.contain(); err != nil {
 		return nil, err
 	}
@@ -209,7 +210,7 @@ func (h *Host) keep() {
 		case <-tick.C:
 		}
 		for _, c := range h.list() {
-			c.finishOnce()
+			c.settle(nil)
 		}
 	}
 }
@@ -236,18 +237,19 @@ func (h *Host) list() (over []*Child) {
 	if len(empty) == 0 {
 		return nil
 	}
-	// One scan for the runs that look over: a grandchild in a session
+	// One search for the runs that look over: a grandchild in a session
 	// of its own may have left before any tick listed it.
-	entries := make([]string, len(empty))
-	for i, c := range empty {
-		entries[i] = c.entry()
+	since, entries := strayed(empty)
+	left, executing, full := proc.Host().Strays(since, entries, probe.RunIDVar, nil)
+	if full {
+		trace.Printf("host: no children lists to follow: every process read for %d runs that look over", len(empty))
 	}
-	left, executing := proc.Host().ScanAny(entries)
 	if len(proc.Host().OwnedPIDs(executing, os.Getuid())) > 0 {
 		return nil
 	}
 	for _, c := range empty {
-		if !slices.ContainsFunc(left, c.carries) && len(c.group.Members()) == 0 {
+		carried := slices.ContainsFunc(left, func(v proc.Valued) bool { return v.Value == c.cfg.RunID })
+		if !carried && len(c.group.Members()) == 0 {
 			c.stopping = true
 			over = append(over, c)
 		}
@@ -318,18 +320,27 @@ func (h *Host) Close(ctx context.Context) error {
 func (h *Host) close(ctx context.Context) error {
 	h.mu.Lock()
 	h.closed = true
-	h.mu.Unlock()
-	children := h.Children()
-	errs := make([]error, len(children))
-	done := make(chan int)
-	for i, c := range children {
-		go func() {
-			errs[i] = c.Stop(ctx)
-			done <- i
-		}()
+	var all, mine []*Child
+	for _, c := range h.children {
+		all = append(all, c)
+		if !c.stopping {
+			c.stopping = true
+			mine = append(mine, c)
+		}
 	}
-	for range children {
-		<-done
+	h.mu.Unlock()
+	slices.SortFunc(all, func(a, b *Child) int { return a.pid - b.pid })
+	if len(mine) > 0 {
+		errs := h.end(ctx, mine)
+		for _, c := range mine {
+			c.settle(errs[c])
+		}
+	}
+	// Those another goroutine's Stop claimed end there.
+	errs := make([]error, len(all))
+	for i, c := range all {
+		<-c.stopped
+		errs[i] = c.stopErr
 	}
 	close(h.quit)
 	h.keeper.Wait()

@@ -22,3 +22,7 @@ func (fs FS) SubtreesOf(roots []int) []Member {
 	}
 	return out
 }
+
+// childrenLists says that the kernel's lists of children are followed:
+// what Strays reads instead of every process.
+const childrenLists = true

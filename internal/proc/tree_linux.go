@@ -3,7 +3,6 @@
 package proc
 
 import (
-	"bytes"
 	"strconv"
 )
 
@@ -17,21 +16,9 @@ func (fs FS) Children(pid int) []int {
 		return nil
 	}
 	var out []int
-	// Room for a few hundred children in one read: the list is made
-	// afresh at each read, and a child that exits between two reads
-	// shifts the rest, which may skip one.
 	buf := make([]byte, 0, 4096)
 	for _, tid := range tasks {
-		data, err := readInto(base+strconv.Itoa(tid)+"/children", buf)
-		buf = data
-		if err != nil {
-			continue
-		}
-		for _, f := range bytes.Fields(data) {
-			if c, err := strconv.Atoi(string(f)); err == nil {
-				out = append(out, c)
-			}
-		}
+		out, buf, _ = readChildren(base+strconv.Itoa(tid)+"/children", out, buf)
 	}
 	return out
 }

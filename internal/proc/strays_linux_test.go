@@ -1,0 +1,60 @@
+package proc_test
+
+import (
+	"fmt"
+	"os/exec"
+	"slices"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/proctest"
+)
+
+// A process that left its tree (its parent gone, a session of its own)
+// is found by the entry it carries among the children of the caller's
+// ancestors, with its child, the value of the key read from it; one
+// started before since, or known to the caller, is not read.
+func TestStrays(t *testing.T) {
+	entry := "PROCTEST_STRAY=" + proctest.TestID(t)
+	cmd := exec.Command("/bin/sh", "-c", `sh -c 'setsid sh -c "sleep 60 & exec sleep 61" >/dev/null 2>&1 & echo $! $$'`)
+	cmd.Env = append(proctest.Env(t), entry, "PROCTEST_VALUE=v1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid, parent int
+	if _, err := fmt.Sscan(string(out), &pid, &parent); err != nil {
+		t.Fatalf("no stray: %q", out)
+	}
+	fs := proc.Host()
+	var stray proc.Member
+	proctest.Eventually(t, "the stray to leave its parent and have its child", func() bool {
+		st, err := fs.Stat(pid)
+		stray = proc.Member{PID: pid, StartTime: st.StartTime}
+		return err == nil && st.PPID != parent && st.Comm == "sleep" && len(fs.Subtree(pid, 0)) == 1
+	})
+	child := fs.Subtree(pid, 0)[0]
+	t.Cleanup(func() {
+		for _, m := range []proc.Member{stray, child} {
+			_ = fs.Signal(m, unix.SIGKILL) // the test's own
+		}
+	})
+
+	vs, executing, full := fs.Strays(stray.StartTime, []string{"PROCTEST_NONE=1", entry}, "PROCTEST_VALUE", nil)
+	if full {
+		t.Fatal("Strays read every process; want the children of the test's ancestors")
+	}
+	want := []proc.Valued{{Member: stray, Value: "v1"}, {Member: child, Value: "v1"}}
+	if !slices.Equal(vs, want) {
+		t.Errorf("Strays = %v (executing %v), want %v", vs, executing, want)
+	}
+	if vs, _, _ := fs.Strays(stray.StartTime+1, []string{entry}, "PROCTEST_VALUE", nil); len(vs) != 0 {
+		t.Errorf("Strays since after the stray started = %v, want none", vs)
+	}
+	known := func(m proc.Member) bool { return m == stray }
+	if vs, _, _ := fs.Strays(stray.StartTime, []string{entry}, "PROCTEST_VALUE", known); len(vs) != 0 {
+		t.Errorf("Strays with the stray known = %v, want none", vs)
+	}
+}

@@ -1,0 +1,263 @@
+package spawn
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/probe"
+)
+
+// end ends the trees of cs side by side, Stop's of one child and Close's
+// of all: one escalation for the children of each grace, each look at
+// the trees shared by all of them. It returns each child's error, nil
+// when its tree is gone.
+func (h *Host) end(ctx context.Context, cs []*Child) map[*Child]error {
+	byGrace := map[time.Duration][]*Child{}
+	for _, c := range cs {
+		byGrace[c.cfg.Grace] = append(byGrace[c.cfg.Grace], c)
+	}
+	errs := make(map[*Child]error, len(cs))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for grace, group := range byGrace {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got := h.endGroup(ctx, grace, group)
+			mu.Lock()
+			defer mu.Unlock()
+			for c, err := range got {
+				errs[c] = err
+			}
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// ending is one escalation over several children's trees: what was seen
+// of each, whose each member of the last look is, and how the strays of
+// the uncontained ones are searched for.
+type ending struct {
+	children []*Child
+	// seen is what was seen of each child's tree, followed until it is
+	// gone, also once its parent has been ended and it has left the
+	// child's subtree.
+	seen map[*Child][]proc.Member
+	// grouped says whose process group took the first TERM.
+	grouped map[*Child]bool
+	// owner is, for each member of the last look, its child.
+	owner map[proc.Member]*Child
+	// since and entries are the search for strays: the oldest start of
+	// the uncontained children, and their run ids' entries.
+	since   uint64
+	entries []string
+	byRun   map[string]*Child
+	full    bool // the search read every process (traced once)
+	// searched is when strays were last searched for.
+	searched time.Time
+}
+
+// strayEvery is how often strays are searched for while the trees are
+// being ended; also at the first look and before the end is believed.
+// What was found once is followed by itself: a stray born since the last
+// search gets its TERM at most this late.
+const strayEvery = 50 * time.Millisecond
+
+// endGroup is Stop's escalation for children with one grace: each
+// child's group at once, also what of it is not listed yet, then every
+// member found; each member gets one TERM, its group's or its own.
+func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) map[*Child]error {
+	en := &ending{
+		children: cs,
+		seen:     map[*Child][]proc.Member{},
+		grouped:  map[*Child]bool{},
+		byRun:    map[string]*Child{},
+	}
+	h.mu.Lock()
+	for _, c := range cs {
+		if !c.groupGone {
+			c.kept = c.list() // for the escalation, not the record: it goes
+		}
+		en.seen[c] = slices.Clone(c.kept)
+		if c.group == nil {
+			// A cgroup holds every descendant: strays are the
+			// uncontained children's.
+			if en.entries == nil || c.started < en.since {
+				en.since = c.started
+			}
+			en.entries = append(en.entries, c.entry())
+			en.byRun[c.cfg.RunID] = c
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range cs {
+		en.grouped[c] = c.groupSignal(syscall.SIGTERM)
+	}
+	e := proc.Escalation{
+		Grace:   grace,
+		List:    en.look,
+		Send:    en.send,
+		KillAll: en.killAll,
+		Wait:    en.wait,
+		Hurry:   ctx.Done(),
+		What:    en.what(),
+	}
+	if e.Run() {
+		return nil
+	}
+	return en.errors(ctx)
+}
+
+// what names the escalation in trace lines.
+func (en *ending) what() string {
+	if len(en.children) == 1 {
+		c := en.children[0]
+		return "end of " + c.cfg.Name + " (run " + c.cfg.RunID + ")"
+	}
+	return fmt.Sprintf("end of %d children", len(en.children))
+}
+
+// look lists the live members of every child's run: its tree with what
+// was seen before, its cgroup's, and the strays that carry its run id.
+// It reports too whether one of the caller's processes is in the middle
+// of an execve, and cannot be told a member or not yet.
+func (en *ending) look() ([]proc.Member, bool) {
+	all, owner := en.trees()
+	executing := false
+	if len(en.entries) > 0 && (len(all) == 0 || en.searched.IsZero() || time.Since(en.searched) >= strayEvery) {
+		en.searched = time.Now()
+		fs := proc.Host()
+		known := func(m proc.Member) bool { return owner[m] != nil }
+		vs, ex, full := fs.Strays(en.since, en.entries, probe.RunIDVar, known)
+		if full && !en.full {
+			en.full = true
+			trace.Printf("%s: no children lists to follow: every process read for strays", en.what())
+		}
+		executing = len(fs.OwnedPIDs(ex, os.Getuid())) > 0
+		for _, v := range vs {
+			if c := en.byRun[v.Value]; c != nil && owner[v.Member] == nil {
+				owner[v.Member] = c
+				all = append(all, v.Member)
+				en.seen[c] = append(en.seen[c], v.Member)
+			}
+		}
+	}
+	en.owner = owner
+	return all, executing
+}
+
+// trees lists the live members of every child's tree, with what was
+// seen before and its cgroup's, each with its child; what is new is
+// followed from now on. The trees are read before the strays: an orphan
+// only ever moves from a tree to the caller's line of ancestors.
+func (en *ending) trees() ([]proc.Member, map[proc.Member]*Child) {
+	owner := map[proc.Member]*Child{}
+	var all []proc.Member
+	add := func(c *Child, ms []proc.Member) {
+		for _, m := range ms {
+			if owner[m] == nil {
+				owner[m] = c
+				all = append(all, m)
+			}
+		}
+	}
+	for _, c := range en.children {
+		tree, held := c.tree(en.seen[c])
+		if !held {
+			c.goneGroup()
+		}
+		add(c, tree)
+		add(c, c.group.Members())
+	}
+	for m, c := range owner {
+		if !slices.Contains(en.seen[c], m) {
+			en.seen[c] = append(en.seen[c], m)
+		}
+	}
+	return all, owner
+}
+
+// send signals one member; TERM is not sent again to one its group's
+// TERM reached.
+func (en *ending) send(m proc.Member, sig syscall.Signal) error {
+	if c := en.owner[m]; sig == syscall.SIGTERM && c != nil && en.grouped[c] && c.inGroup(m) {
+		return nil
+	}
+	return proc.Host().Signal(m, sig)
+}
+
+// waitOn bounds how many members a wait holds handles on: past it the
+// wait is the 5 ms it would be anyway.
+const waitOn = 64
+
+// wait returns once a member of the last look exits, 5 ms later, or at
+// the deadline: a member that ends on TERM is seen gone as it goes, not
+// a sleep later. Not woken by ctx: past it the members have had KILL,
+// and a wait that returned at once would spin over the looks.
+func (en *ending) wait(deadline time.Time) {
+	until := time.Now().Add(min(5*time.Millisecond, max(time.Millisecond, time.Until(deadline))))
+	hs := make([]*proc.Handle, 0, min(len(en.owner), waitOn))
+	for m := range en.owner {
+		if len(hs) == waitOn {
+			break
+		}
+		if h, err := proc.Host().Open(m.PID); err == nil {
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) == 0 {
+		time.Sleep(time.Until(until))
+		return
+	}
+	proc.Exited(hs, until)
+	for _, h := range hs {
+		h.Close()
+	}
+}
+
+// killAll is KILL to each child's cgroup and process group, as the
+// grace ends.
+func (en *ending) killAll() {
+	for _, c := range en.children {
+		c.group.KillAll()
+		c.groupSignal(syscall.SIGKILL)
+	}
+}
+
+// errors are the StopErrors of the children with members left alive.
+func (en *ending) errors(ctx context.Context) map[*Child]error {
+	err := fmt.Errorf("still alive %v after SIGKILL", proc.KillWait)
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	left := map[*Child][]int{}
+	for m, c := range en.owner {
+		left[c] = append(left[c], m.PID)
+	}
+	errs := map[*Child]error{}
+	for c, pids := range left {
+		slices.Sort(pids)
+		errs[c] = &StopError{Name: c.cfg.Name, RunID: c.cfg.RunID, Left: pids, Err: err}
+	}
+	return errs
+}
+
+// strayed is the search for the strays of runs: the oldest start among
+// their children, and their run ids' entries.
+func strayed(cs []*Child) (since uint64, entries []string) {
+	for i, c := range cs {
+		if i == 0 || c.started < since {
+			since = c.started
+		}
+		entries = append(entries, c.entry())
+	}
+	return since, entries
+}
