@@ -34,6 +34,7 @@ go test -c -o "$work/spawn.test" ./spawn/
 # none of the benchmark's ancestors; their PIDs go to $work/others.
 others=
 others() {
+	: >"$work/others"
 	(
 		for _ in $(seq "$1"); do
 			sleep 100000 &
@@ -42,7 +43,7 @@ others() {
 		wait
 	) &
 	others=$!
-	while [ "$(wc -l <"$work/others" 2>/dev/null || echo 0)" -lt "$1" ]; do sleep 0.1; done
+	while [ "$(wc -l <"$work/others")" -lt "$1" ]; do sleep 0.1; done
 }
 stop_others() {
 	# Only what others started: the sleeps, then their shell.
@@ -63,7 +64,7 @@ gobench() {
 		awk '/^Benchmark/ { sub(/-[0-9]+$/, "", $1); print $1, $3 / 1e6 }' |
 		sort -k1,1 -k2,2n | awk '
 			{ v[$1] = v[$1] " " $2; n[$1]++ }
-			END { for (k in v) { split(substr(v[k], 2), a, " "); print k, a[int((n[k] + 1) / 2)] } }'
+			END { for (k in v) { split(substr(v[k], 2), a, " "); printf "%s %.1f\n", k, a[int((n[k] + 1) / 2)] } }'
 }
 
 row() { printf '| %s | %s | %s | %s | %s |\n' "$@"; }

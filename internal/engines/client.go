@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -126,7 +125,23 @@ func (c *client) decode(op string, body []byte, v any) error {
 	return nil
 }
 
-var apiVersion = regexp.MustCompile(`^[1-9][0-9]{0,2}\.[0-9]{1,3}$`)
+// apiVersion reports whether v is an API version as the engines give
+// it, MAJOR.MINOR ("1.47"): one to three digits, the first not 0, a dot,
+// one to three digits. It goes into the path of every later call. A
+// check of its own rather than a regular expression compiled at start-up,
+// which every tether command would pay for.
+func apiVersion(v string) bool {
+	major, minor, ok := strings.Cut(v, ".")
+	digits := func(s string) bool {
+		for _, c := range []byte(s) {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return len(s) >= 1 && len(s) <= 3
+	}
+	return ok && digits(major) && major[0] != '0' && digits(minor)
+}
 
 // version asks the engine for its API version, which prefixes every
 // later call.
@@ -143,7 +158,7 @@ func (c *client) version() error {
 	if err := c.decode(op, body, &v); err != nil {
 		return err
 	}
-	if !apiVersion.MatchString(v.ApiVersion) {
+	if !apiVersion(v.ApiVersion) {
 		return &Error{Socket: c.socket, Op: op, Err: fmt.Errorf("ApiVersion %q is not an API version", clipString(v.ApiVersion))}
 	}
 	c.api = v.ApiVersion
