@@ -173,9 +173,17 @@ func (c *Child) held() bool {
 }
 
 // Stop ends the child's whole tree: TERM to its process group and to
-// every process of its run (found by its run id, by the list of its tree
-// kept since it started, by its cgroup), up to the child's Grace for them
-// to exit, then KILL, and it returns once each is gone. A child that
+// every process of its run, up to the child's Grace for them to exit,
+// then KILL, and it returns once each is gone. The run is its cgroup
+// when it has one; otherwise the child's subtree, what the list of its
+// tree kept since it started still names, and the strays: processes
+// that left the tree (a session of their own, their parent gone) are
+// re-parented to this program or one of its ancestors, among whose
+// children those younger than the child are found by the run id they
+// carry. No other process is read: the cost does not grow with the
+// machine's processes. (Where those children cannot be listed, hidden
+// by hidepid, every process's environment is read instead, and the
+// debug trace says so.) A child that
 // exited on its own is stopped all the same: what it left behind is
 // ended. When ctx is done before the tree has gone, the grace ends there
 // (KILL at once, and what is still alive a second later is reported in a
@@ -262,6 +270,9 @@ func (c Config) arm(a *syscall.SysProcAttr) {
 var (
 	spawnerOnce sync.Once
 	spawnerReqs chan startRequest
+	// spawnerTID is the spawner thread's id: a child started with
+	// CLONE_PARENT by a Host's child is this thread's child.
+	spawnerTID []int
 )
 
 type startRequest struct {
@@ -269,8 +280,10 @@ type startRequest struct {
 	done chan error
 }
 
-func spawnerLoop() {
+func spawnerLoop(ready chan<- struct{}) {
 	runtime.LockOSThread()
+	spawnerTID = []int{unix.Gettid()}
+	close(ready)
 	for req := range spawnerReqs {
 		req.done <- req.cmd.Start()
 	}
@@ -280,7 +293,9 @@ func spawnerLoop() {
 func onSpawner(cmd *exec.Cmd) error {
 	spawnerOnce.Do(func() {
 		spawnerReqs = make(chan startRequest)
-		go spawnerLoop()
+		ready := make(chan struct{})
+		go spawnerLoop(ready)
+		<-ready
 	})
 	req := startRequest{cmd: cmd, done: make(chan error, 1)}
 	spawnerReqs <- req

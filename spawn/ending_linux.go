@@ -136,7 +136,7 @@ func (en *ending) look() ([]proc.Member, bool) {
 		en.searched = time.Now()
 		fs := proc.Host()
 		known := func(m proc.Member) bool { return owner[m] != nil }
-		vs, ex, full := fs.Strays(en.since, en.entries, probe.RunIDVar, known)
+		vs, ex, full := fs.Strays(en.since, en.entries, probe.RunIDVar, known, spawnerTID)
 		if full && !en.full {
 			en.full = true
 			trace.Printf("%s: no children lists to follow: every process read for strays", en.what())

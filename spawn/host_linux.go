@@ -240,7 +240,7 @@ func (h *Host) list() (over []*Child) {
 	// One search for the runs that look over: a grandchild in a session
 	// of its own may have left before any tick listed it.
 	since, entries := strayed(empty)
-	left, executing, full := proc.Host().Strays(since, entries, probe.RunIDVar, nil)
+	left, executing, full := proc.Host().Strays(since, entries, probe.RunIDVar, nil, spawnerTID)
 	if full {
 		trace.Printf("host: no children lists to follow: every process read for %d runs that look over", len(empty))
 	}
@@ -308,7 +308,9 @@ func (h *Host) Children() []*Child {
 }
 
 // Close stops every child still running, each with its whole tree, side
-// by side (see [Child.Stop]), then the watchdog, and refuses new
+// by side (see [Child.Stop]): one escalation for all the children of one
+// Grace, each look at the trees shared by all, so that Close of a hundred
+// children takes about as long as a Stop of one. Then the watchdog goes, and refuses new
 // children from then on. Once it returns the Host has no goroutine and
 // no process left. The error joins the children's StopErrors; a second
 // Close waits for the first and returns the same.

@@ -28,8 +28,12 @@ import (
 // with Scan.
 //
 // known, when set, tells the processes the caller has found otherwise
-// (its trees): they are not read again.
-func (fs FS) Strays(since uint64, entries []string, key string, known func(Member) bool) (matched []Valued, executing []int, full bool) {
+// (its trees): they are not read again. Of the caller's own threads,
+// threads names those that start its children (a Host's spawner thread):
+// a child started with CLONE_PARENT by one of them is that thread's
+// child. They are read beside the leader, which takes the orphans when
+// the caller is a subreaper; with threads nil, every thread is read.
+func (fs FS) Strays(since uint64, entries []string, key string, known func(Member) bool, threads []int) (matched []Valued, executing []int, full bool) {
 	want := make([][]byte, len(entries))
 	for i, e := range entries {
 		want[i] = []byte(e)
@@ -43,7 +47,7 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(Membe
 		}
 		return "", false
 	}
-	candidates, err := fs.adopted(since)
+	candidates, err := fs.adopted(since, threads)
 	if err != nil {
 		vs, executing := fs.scan(match)
 		return vs, executing, true
@@ -81,7 +85,7 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(Membe
 // ancestors themselves left out): where an orphan of the caller's
 // descendants is re-parented to. An error says that one of them could
 // not be listed.
-func (fs FS) adopted(since uint64) ([]Member, error) {
+func (fs FS) adopted(since uint64, threads []int) ([]Member, error) {
 	if !childrenLists {
 		return nil, fmt.Errorf("no children lists")
 	}
@@ -96,7 +100,11 @@ func (fs FS) adopted(since uint64) ([]Member, error) {
 	// found further up.
 	for i, a := range adopters {
 		var kids []int
-		kids, buf, err = fs.childrenOf(a, i == 0, buf)
+		if i == 0 && threads != nil {
+			kids, buf, err = fs.threadsChildren(a.PID, threads, buf)
+		} else {
+			kids, buf, err = fs.childrenOf(a, i == 0, buf)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -166,6 +174,20 @@ func (fs FS) childrenOf(a Stat, self bool, buf []byte) ([]int, []byte, error) {
 			continue
 		}
 		return nil, buf, fmt.Errorf("children of %d: %w", a.PID, err)
+	}
+	return out, buf, nil
+}
+
+// threadsChildren lists the children of the leader of pid and of its
+// threads tids (the caller's own: each runs while the caller does).
+func (fs FS) threadsChildren(pid int, tids []int, buf []byte) ([]int, []byte, error) {
+	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
+	var out []int
+	for _, tid := range append([]int{pid}, tids...) {
+		var err error
+		if out, buf, err = readChildren(base+strconv.Itoa(tid)+"/children", out, buf); err != nil {
+			return nil, buf, fmt.Errorf("children of %d: %w", tid, err)
+		}
 	}
 	return out, buf, nil
 }

@@ -42,7 +42,7 @@ func TestStrays(t *testing.T) {
 		}
 	})
 
-	vs, executing, full := fs.Strays(stray.StartTime, []string{"PROCTEST_NONE=1", entry}, "PROCTEST_VALUE", nil)
+	vs, executing, full := fs.Strays(stray.StartTime, []string{"PROCTEST_NONE=1", entry}, "PROCTEST_VALUE", nil, nil)
 	if full {
 		t.Fatal("Strays read every process; want the children of the test's ancestors")
 	}
@@ -50,11 +50,11 @@ func TestStrays(t *testing.T) {
 	if !slices.Equal(vs, want) {
 		t.Errorf("Strays = %v (executing %v), want %v", vs, executing, want)
 	}
-	if vs, _, _ := fs.Strays(stray.StartTime+1, []string{entry}, "PROCTEST_VALUE", nil); len(vs) != 0 {
+	if vs, _, _ := fs.Strays(stray.StartTime+1, []string{entry}, "PROCTEST_VALUE", nil, nil); len(vs) != 0 {
 		t.Errorf("Strays since after the stray started = %v, want none", vs)
 	}
 	known := func(m proc.Member) bool { return m == stray }
-	if vs, _, _ := fs.Strays(stray.StartTime, []string{entry}, "PROCTEST_VALUE", known); len(vs) != 0 {
+	if vs, _, _ := fs.Strays(stray.StartTime, []string{entry}, "PROCTEST_VALUE", known, nil); len(vs) != 0 {
 		t.Errorf("Strays with the stray known = %v, want none", vs)
 	}
 }

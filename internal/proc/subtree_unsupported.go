@@ -19,7 +19,3 @@ func (fs FS) SubtreesOf(roots []int) []Member {
 	}
 	return fs.DescendantsOf(roots, 0, 0)
 }
-
-// childrenLists says that the kernel's lists of children are not
-// followed: Strays scans every process.
-const childrenLists = false
