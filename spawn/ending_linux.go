@@ -135,7 +135,11 @@ func (en *ending) look() ([]proc.Member, bool) {
 	if len(en.entries) > 0 && (len(all) == 0 || en.searched.IsZero() || time.Since(en.searched) >= strayEvery) {
 		en.searched = time.Now()
 		fs := proc.Host()
-		known := func(m proc.Member) bool { return owner[m] != nil }
+		pids := make(map[int]bool, len(owner))
+		for m := range owner {
+			pids[m.PID] = true
+		}
+		known := func(pid int) bool { return pids[pid] }
 		vs, ex, full := fs.Strays(en.since, en.entries, probe.RunIDVar, known, spawnerTID)
 		if full && !en.full {
 			en.full = true

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // Strays finds the processes whose environment holds any one of entries
@@ -27,13 +28,13 @@ import (
 // middle of an execve, which cannot be told yet, is in executing, as
 // with Scan.
 //
-// known, when set, tells the processes the caller has found otherwise
-// (its trees): they are not read again. Of the caller's own threads,
+// known, when set, tells the PIDs of the processes the caller has just
+// found otherwise (its trees): they are not read again. Of the caller's own threads,
 // threads names those that start its children (a Host's spawner thread):
 // a child started with CLONE_PARENT by one of them is that thread's
 // child. They are read beside the leader, which takes the orphans when
 // the caller is a subreaper; with threads nil, every thread is read.
-func (fs FS) Strays(since uint64, entries []string, key string, known func(Member) bool, threads []int) (matched []Valued, executing []int, full bool) {
+func (fs FS) Strays(since uint64, entries []string, key string, known func(pid int) bool, threads []int) (matched []Valued, executing []int, full bool) {
 	want := make([][]byte, len(entries))
 	for i, e := range entries {
 		want[i] = []byte(e)
@@ -47,7 +48,7 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(Membe
 		}
 		return "", false
 	}
-	candidates, err := fs.adopted(since, threads)
+	candidates, err := fs.adopted(since, threads, known)
 	if err != nil {
 		vs, executing := fs.scan(match)
 		return vs, executing, true
@@ -55,9 +56,6 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(Membe
 	buf := make([]byte, 4096)
 	var roots []Valued
 	for _, m := range candidates {
-		if known != nil && known(m) {
-			continue
-		}
 		env, err := readInto(fs.Path(m.PID, "environ"), buf)
 		buf = env
 		switch {
@@ -85,11 +83,11 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(Membe
 // ancestors themselves left out): where an orphan of the caller's
 // descendants is re-parented to. An error says that one of them could
 // not be listed.
-func (fs FS) adopted(since uint64, threads []int) ([]Member, error) {
+func (fs FS) adopted(since uint64, threads []int, known func(pid int) bool) ([]Member, error) {
 	if !childrenLists {
 		return nil, fmt.Errorf("no children lists")
 	}
-	adopters, err := fs.adopters()
+	adopters, err := fs.line()
 	if err != nil {
 		return nil, err
 	}
@@ -100,16 +98,19 @@ func (fs FS) adopted(since uint64, threads []int) ([]Member, error) {
 	// found further up.
 	for i, a := range adopters {
 		var kids []int
-		if i == 0 && threads != nil {
+		switch {
+		case i == 0 && threads != nil:
 			kids, buf, err = fs.threadsChildren(a.PID, threads, buf)
-		} else {
-			kids, buf, err = fs.childrenOf(a, i == 0, buf)
+		case i == 0:
+			kids, buf, err = fs.childrenOf(a.PID, true, buf)
+		default:
+			kids, buf, err = fs.ancestorsChildren(a, buf)
 		}
 		if err != nil {
 			return nil, err
 		}
 		for _, pid := range kids {
-			if slices.ContainsFunc(adopters, func(s Stat) bool { return s.PID == pid }) {
+			if (known != nil && known(pid)) || slices.ContainsFunc(adopters, func(s Stat) bool { return s.PID == pid }) {
 				continue
 			}
 			st, err := fs.Stat(pid)
@@ -119,6 +120,30 @@ func (fs FS) adopted(since uint64, threads []int) ([]Member, error) {
 		}
 	}
 	return out, nil
+}
+
+// lines keeps the caller's line of ancestors, per table, once read: the
+// line only ever loses members. An ancestor that exits hands its
+// children (the caller's parent among them) up the line, to its nearest
+// subreaper ancestor or to init, which are in it already; and no process
+// becomes the caller's ancestor otherwise.
+var lines = struct {
+	sync.Mutex
+	byRoot map[string][]Stat
+}{byRoot: map[string][]Stat{}}
+
+// line is the caller's line, the caller first, read once.
+func (fs FS) line() ([]Stat, error) {
+	lines.Lock()
+	defer lines.Unlock()
+	if l, ok := lines.byRoot[fs.root]; ok {
+		return l, nil
+	}
+	l, err := fs.adopters()
+	if err == nil {
+		lines.byRoot[fs.root] = l
+	}
+	return l, err
 }
 
 // adopters lists the caller and its ancestors, nearest first, up to the
@@ -139,20 +164,41 @@ func (fs FS) adopters() ([]Stat, error) {
 	}
 }
 
-// childrenOf is Children of a, with an error when a list cannot be read:
-// a list left out would hide an orphan. An orphan is re-parented to the
-// first live thread of its new parent, the leader while it runs: of an
-// ancestor whose leader runs, the leader's list is read alone. Of the
-// caller every thread's is, a child started with CLONE_PARENT by one of
-// its children being the child of the thread that started that child.
-func (fs FS) childrenOf(a Stat, self bool, buf []byte) ([]int, []byte, error) {
-	base := fs.root + "/" + strconv.Itoa(a.PID) + "/task/"
-	tasks := []int{a.PID}
-	if self || a.Zombie() {
-		var err error
-		if tasks, err = numericEntries(base); err != nil {
-			return nil, buf, err
+// ancestorsChildren lists the children of an ancestor of the caller. An
+// orphan is re-parented to the first live thread of its new parent, the
+// leader while it runs: the leader's list is read alone. Every ancestor
+// has a child (the next one down the line), so an empty list says that
+// it ended (its children went further up the line) or that its leader
+// did, and its other threads run: then each thread's is read.
+func (fs FS) ancestorsChildren(a Stat, buf []byte) ([]int, []byte, error) {
+	kids, buf, err := readChildren(fs.Path(a.PID, "task/"+strconv.Itoa(a.PID)+"/children"), nil, buf)
+	if err == nil && len(kids) > 0 {
+		return kids, buf, nil
+	}
+	st, serr := fs.Stat(a.PID)
+	if serr != nil || st.StartTime != a.StartTime {
+		return nil, buf, nil // it ended
+	}
+	if !st.Zombie() {
+		if err != nil {
+			return nil, buf, fmt.Errorf("children of %d: %w", a.PID, err)
 		}
+		return kids, buf, nil
+	}
+	return fs.childrenOf(a.PID, false, buf)
+}
+
+// childrenOf lists the children of every thread of pid, with an error
+// when a live thread's list cannot be read: a list left out would hide
+// an orphan.
+func (fs FS) childrenOf(pid int, self bool, buf []byte) ([]int, []byte, error) {
+	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := numericEntries(base)
+	if err != nil {
+		if !self {
+			return nil, buf, nil // it ended meanwhile
+		}
+		return nil, buf, err
 	}
 	var out []int
 	for _, tid := range tasks {
@@ -161,19 +207,10 @@ func (fs FS) childrenOf(a Stat, self bool, buf []byte) ([]int, []byte, error) {
 		if err == nil {
 			continue
 		}
-		st, serr := fs.Stat(tid)
-		switch {
-		case serr != nil && tid == a.PID && !self:
-			continue // it ended: its children went further up the line
-		case serr != nil:
+		if st, serr := fs.Stat(tid); serr != nil || st.Zombie() {
 			continue // the thread ended meanwhile
-		case st.Zombie() && tid == a.PID && !a.Zombie():
-			// The leader ended, its other threads run.
-			return fs.childrenOf(st, false, buf)
-		case st.Zombie():
-			continue
 		}
-		return nil, buf, fmt.Errorf("children of %d: %w", a.PID, err)
+		return nil, buf, fmt.Errorf("children of %d: %w", pid, err)
 	}
 	return out, buf, nil
 }

@@ -54,7 +54,7 @@ func TestStrays(t *testing.T) {
 	if vs, _, _ := fs.Strays(stray.StartTime+1, []string{entry}, "PROCTEST_VALUE", nil, nil); len(vs) != 0 && proc.ChildrenLists {
 		t.Errorf("Strays since after the stray started = %v, want none", vs)
 	}
-	known := func(m proc.Member) bool { return m == stray }
+	known := func(pid int) bool { return pid == stray.PID }
 	if vs, _, _ := fs.Strays(stray.StartTime, []string{entry}, "PROCTEST_VALUE", known, nil); len(vs) != 0 && proc.ChildrenLists {
 		t.Errorf("Strays with the stray known = %v, want none", vs)
 	}
