@@ -95,7 +95,7 @@ func (s *snapshot) wholeRuns(results []Result, f Filter) ([]Result, []string) {
 // ground: the snapshot's marked processes of the run, its record's
 // members, its cgroups' members.
 func (s *snapshot) runMembers(id string, rn *run) []proc.Member {
-	ms := slices.Clone(s.runs[id])
+	ms := slices.Clone(s.runsOf(id))
 	// The record's cgroup is not taken: a user's record could name any
 	// directory. A run's groups are those /proc says its members are in.
 	ms = append(ms, s.records.members(id)...)

@@ -48,8 +48,13 @@ type snapshot struct {
 	records   *runRecords
 	protected map[int]string
 	// runs are the processes carrying the markers (any user's, any
-	// state), by the run id in their environment.
-	runs map[string][]proc.Member
+	// state), by the run id in their environment. With ports asked
+	// about they are scanned for (runEntries) only once a run is to be
+	// made whole: most lookups of a port select no run (a foreign
+	// holder, a run whose tether is alive), and the scan reads every
+	// process's environment.
+	runs       map[string][]proc.Member
+	runEntries []string
 	// ports and holders, with ports asked about: what serves each port,
 	// and who held each port's sockets, to carry the states past a
 	// reclaim.
@@ -103,11 +108,22 @@ func take(f Filter, runs bool) (*snapshot, error) {
 	sort.Slice(s.procs, func(i, j int) bool { return s.procs[i].PID < s.procs[j].PID })
 	if runs && s.runs == nil && slices.ContainsFunc(s.procs, func(p Process) bool { return p.RunID != "" }) {
 		// The holders of a port are known by their sockets: their runs'
-		// other members by their run id, in one scan.
-		ms, _ := proc.Host().ScanValues(f.Markers.Entries(f.Name), probe.RunIDVar)
-		s.runs = byRun(ms)
+		// other members by their run id, in one scan, once a run is
+		// selected whole (runsOf).
+		s.runEntries = f.Markers.Entries(f.Name)
 	}
 	return s, nil
+}
+
+// runsOf is the marked processes of run id, from the one scan of every
+// process that finds a port's holders' runs, made the first time a run
+// is to be made whole, before anything is signalled.
+func (s *snapshot) runsOf(id string) []proc.Member {
+	if s.runs == nil && s.runEntries != nil {
+		ms, _ := proc.Host().ScanValues(s.runEntries, probe.RunIDVar)
+		s.runs = byRun(ms)
+	}
+	return s.runs[id]
 }
 
 // check checks pid under f's markers and name. The identity is taken
