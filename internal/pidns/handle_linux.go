@@ -131,25 +131,36 @@ func (in *Init) read(init int) {
 	close(in.status)
 }
 
-// hold takes a handle on the command, the init's child: found among the
-// init's children, then checked to be one still once the handle is open.
+// hold takes a handle on the command, the init's child: the oldest of
+// them (the orphans the init adopts are younger), checked to be one
+// still once the handle is open.
 func (in *Init) hold(init int) {
 	fs := proc.Host()
+	first, start := 0, uint64(0)
 	for _, pid := range fs.Children(init) {
-		h, err := fs.Open(pid)
-		if err != nil {
-			continue
+		if st, err := fs.Stat(pid); err == nil && st.PPID == init && (first == 0 || st.StartTime < start) {
+			first, start = pid, st.StartTime
 		}
-		if st, err := fs.Stat(pid); err != nil || st.PPID != init {
-			h.Close()
-			continue
-		}
-		in.mu.Lock()
-		in.command, in.cmdPID = h, pid
-		in.mu.Unlock()
-		trace.Printf("the command is %d", pid)
+	}
+	if first == 0 {
 		return
 	}
+	h, err := fs.Open(first)
+	if err != nil {
+		return
+	}
+	if st, err := fs.Stat(first); err != nil || st.PPID != init || st.StartTime != start {
+		h.Close()
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.command != nil {
+		h.Close() // held already, by the other caller
+		return
+	}
+	in.command, in.cmdPID = h, first
+	trace.Printf("the command is %d", first)
 }
 
 // Signal sends sig to the command alone, through its handle; false when
@@ -174,8 +185,17 @@ func (in *Init) CommandGroup(init int) int {
 		return 0
 	}
 	in.mu.Lock()
-	pid := in.cmdPID
+	pid, reading := in.cmdPID, in.reading
 	in.mu.Unlock()
+	if pid == 0 && reading {
+		// The init's "started" may not be read yet while the command
+		// already runs (and is sent a signal after its first output):
+		// it is held now rather than missed.
+		in.hold(init)
+		in.mu.Lock()
+		pid = in.cmdPID
+		in.mu.Unlock()
+	}
 	if pid == 0 {
 		return 0
 	}
