@@ -3,8 +3,10 @@
 # held to, in one run, as one markdown table (docs/performance.md):
 #
 #   - BenchmarkHostStartStop100 (spawn.Host and its watchdog) against
-#     exec.Command, Kill and Wait, with the machine as it is and with
-#     4,000 idle processes more;
+#     exec.Command, Kill and Wait, with the machine as it is, with 4,000
+#     idle processes more, and with 4,000 that are the children of one of
+#     the benchmark's ancestors (orphans of a shell, re-parented to init
+#     or to the nearest subreaper): the lists a Stop reads;
 #   - BenchmarkHostClose100 (100 children that ignore TERM, 0.5 s of
 #     grace) against the grace;
 #   - tether run and tether run --exec against the start-up floors
@@ -13,8 +15,8 @@
 #   - reclaim --dry-run --foreign --port among 2,000 processes against
 #     ss -ltnp.
 #
-# The idle processes are children of a shell of their own, none of the
-# benchmark's ancestors. Installs hyperfine and ss with apt-get where
+# The idle processes of the second row are children of a shell of their
+# own, none of the benchmark's ancestors. Installs hyperfine and ss with apt-get where
 # missing. Usage: bench/costs.sh; RUNS sets hyperfine's runs (300),
 # BENCHTIME the Go benchmarks' (5x).
 set -euo pipefail
@@ -53,7 +55,22 @@ stop_others() {
 	rm -f "$work/others"
 	others=
 }
-trap 'stop_others; cleanup' EXIT
+# orphans N: keeps N idle processes alive whose shell has exited: they
+# are re-parented up the benchmark's own line (to init, or to the
+# nearest subreaper). Their PIDs go to $work/orphans.
+orphans() {
+	: >"$work/orphans"
+	(for _ in $(seq "$1"); do
+		sleep 100000 </dev/null >/dev/null 2>&1 &
+		echo $! >>"$work/orphans"
+	done)
+}
+stop_orphans() {
+	# Only what orphans started.
+	[ -s "$work/orphans" ] && xargs kill <"$work/orphans" 2>/dev/null
+	rm -f "$work/orphans"
+}
+trap 'stop_others; stop_orphans; cleanup' EXIT
 
 count() { ls -d /proc/[0-9]* | wc -l; }
 
@@ -118,3 +135,13 @@ PY
 stop_others
 others 4000
 host_rows "$(count)"
+stop_others
+
+orphans 4000
+sleep 1
+n=$(count)
+res=$(gobench 'HostStartStop100$')
+exec=$(awk '$1 ~ /\/exec$/ {print $2}' <<<"$res")
+host=$(awk '$1 ~ /\/host$/ {print $2}' <<<"$res")
+row "… Host, 4,000 of them children of the benchmark's ancestors" "$n" "$host ms" "$exec ms" "$(ratio "$host" "$exec")"
+stop_orphans

@@ -174,24 +174,27 @@ func (c *Child) held() bool {
 
 // Stop ends the child's whole tree: TERM to its process group and to
 // every process of its run, up to the child's Grace for them to exit,
-// then KILL, and it returns once each is gone. The run is its cgroup
-// when it has one; otherwise the child's subtree, what the list of its
-// tree kept since it started still names, and the strays: processes
-// that left the tree (a session of their own, their parent gone) are
-// re-parented to this program or one of its ancestors, among whose
-// children those younger than the child are found by the run id they
-// carry. No other process is read: the cost does not grow with the
-// machine's processes. (Where those children cannot be listed, hidden
-// by hidepid, every process's environment is read instead, and the
-// debug trace says so.) A child that
-// exited on its own is stopped all the same: what it left behind is
-// ended. When ctx is done before the tree has gone, the grace ends there
-// (KILL at once, and what is still alive a second later is reported in a
-// *StopError). The child itself is left for Cmd.Wait to reap; call Stop
-// before Wait when the command's output goes to a buffer or a pipe, for
-// a grandchild that holds it open would keep Wait waiting. Stop
-// may be called more than once, and from several goroutines; each call
-// returns the first one's result.
+// then KILL, and it returns once each is gone. The run is the child's
+// subtree, what the list of its tree kept since it started still names,
+// its cgroup, and the strays: a process that left the tree (a session of
+// its own, its parent gone) is re-parented to this program or to one of
+// its ancestors, among whose children those younger than the child are
+// found by the run id they carry. No other process is read, so the cost
+// of a Stop grows with the children of the program's ancestors (init's
+// among them), not with every process of the machine. Where those
+// children cannot be listed (an ancestor hidden by hidepid), every
+// process's environment is read instead, and the debug trace says so. A
+// process that carries the run id but descends from another (started
+// through a service manager) is not the child's tree.
+//
+// A child that exited on its own is stopped all the same: what it left
+// behind is ended. When ctx is done before the tree has gone, the grace
+// ends there (KILL at once, and what is still alive a second later is
+// reported in a *StopError). The child itself is left for Cmd.Wait to
+// reap; call Stop before Wait when the command's output goes to a buffer
+// or a pipe, for a grandchild that holds it open would keep Wait
+// waiting. Stop may be called more than once, and from several
+// goroutines; each call returns the first one's result.
 func (c *Child) Stop(ctx context.Context) error {
 	if c.claim() {
 		c.settle(c.host.end(ctx, []*Child{c})[c])

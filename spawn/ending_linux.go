@@ -56,7 +56,7 @@ type ending struct {
 	// owner is, for each member of the last look, its child.
 	owner map[proc.Member]*Child
 	// since and entries are the search for strays: the oldest start of
-	// the uncontained children, and their run ids' entries.
+	// the children, and their run ids' entries.
 	since   uint64
 	entries []string
 	byRun   map[string]*Child
@@ -66,9 +66,10 @@ type ending struct {
 }
 
 // strayEvery is how often strays are searched for while the trees are
-// being ended; also at the first look and before the end is believed.
-// What was found once is followed by itself: a stray born since the last
-// search gets its TERM at most this late.
+// being ended, the first time this long after the TERM, and before the
+// end is believed (a tree that ends on TERM is searched once, as it
+// ends). What was found once is followed by itself: a stray gets its
+// TERM at most this late, and the rest of the grace.
 const strayEvery = 50 * time.Millisecond
 
 // endGroup is Stop's escalation for children with one grace: each
@@ -80,6 +81,7 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 		seen:     map[*Child][]proc.Member{},
 		grouped:  map[*Child]bool{},
 		byRun:    map[string]*Child{},
+		searched: time.Now(),
 	}
 	h.mu.Lock()
 	for _, c := range cs {
@@ -87,15 +89,13 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 			c.kept = c.list() // for the escalation, not the record: it goes
 		}
 		en.seen[c] = slices.Clone(c.kept)
-		if c.group == nil {
-			// A cgroup holds every descendant: strays are the
-			// uncontained children's.
-			if en.entries == nil || c.started < en.since {
-				en.since = c.started
-			}
-			en.entries = append(en.entries, c.entry())
-			en.byRun[c.cfg.RunID] = c
+		// Also of a contained child: a member may have moved itself
+		// out of its cgroup (systemd-run --scope) and left the tree.
+		if len(en.entries) == 0 || c.started < en.since {
+			en.since = c.started
 		}
+		en.entries = append(en.entries, c.entry())
+		en.byRun[c.cfg.RunID] = c
 	}
 	h.mu.Unlock()
 	for _, c := range cs {
@@ -132,7 +132,7 @@ func (en *ending) what() string {
 func (en *ending) look() ([]proc.Member, bool) {
 	all, owner := en.trees()
 	executing := false
-	if len(en.entries) > 0 && (len(all) == 0 || en.searched.IsZero() || time.Since(en.searched) >= strayEvery) {
+	if len(en.entries) > 0 && (len(all) == 0 || time.Since(en.searched) >= strayEvery) {
 		en.searched = time.Now()
 		fs := proc.Host()
 		pids := make(map[int]bool, len(owner))

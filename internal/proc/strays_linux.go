@@ -4,11 +4,15 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"sort"
 	"strconv"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // Strays finds the processes whose environment holds any one of entries
@@ -18,13 +22,17 @@ import (
 // re-parented to its nearest ancestor that is a child subreaper, or to
 // its namespace's init; for an orphan of a tree the caller started, that
 // ancestor is the caller or one of the caller's own ancestors. So only
-// their children are read, and only those started at or after since (the
-// oldest tree's start time) have their environment read: the cost is the
-// children of the caller's ancestors, not the processes of the machine.
+// their children are read (of the caller, those of its leader and of
+// threads), and only those started at or after since (the oldest tree's
+// start time) have their environment read; of one whose environment
+// cannot be read (not dumpable), the descendants are. The cost is the
+// children of the caller's line of ancestors, init's among them, not the
+// processes of the machine.
 //
-// Where an ancestor's children cannot be listed (another user's, hidden
-// by hidepid, or no children lists), Strays scans every process's
-// environment instead and says so with full. A process found in the
+// Where an ancestor or its children cannot be read (hidden by hidepid,
+// another user's, a read that fails for want of memory or descriptors, or
+// no children lists), Strays scans every process's environment instead
+// and says so with full: a list left out would hide an orphan. A process found in the
 // middle of an execve, which cannot be told yet, is in executing, as
 // with Scan.
 //
@@ -55,14 +63,29 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(pid i
 	}
 	buf := make([]byte, 4096)
 	var roots []Valued
-	for _, m := range candidates {
-		env, err := readInto(fs.Path(m.PID, "environ"), buf)
-		buf = env
-		switch {
-		case err != nil:
+	seen := map[int]bool{}
+	for i := 0; i < len(candidates); i++ {
+		m := candidates[i]
+		if seen[m.PID] {
 			continue
-		case len(env) == 0 && fs.Executing(m.PID) && fs.youngPID(m.PID):
-			executing = append(executing, m.PID)
+		}
+		seen[m.PID] = true
+		env, err := readInto(fs.Path(m.PID, "environ"), buf)
+		if err == nil && len(env) == 0 {
+			if fs.Executing(m.PID) && fs.youngPID(m.PID) {
+				executing = append(executing, m.PID)
+				continue
+			}
+			// The execve may have finished between the two reads.
+			env, err = readInto(fs.Path(m.PID, "environ"), env)
+		}
+		buf = env
+		if err != nil {
+			if !gone(err) {
+				// Unreadable (not dumpable): its descendants may
+				// carry the run id all the same.
+				candidates = append(candidates, fs.Subtree(m.PID, 0)...)
+			}
 			continue
 		}
 		if value, ok := match(env); ok && fs.Alive(m) {
@@ -91,35 +114,111 @@ func (fs FS) adopted(since uint64, threads []int, known func(pid int) bool) ([]M
 	if err != nil {
 		return nil, err
 	}
+	ancestor := func(st Stat) bool {
+		return slices.ContainsFunc(adopters, func(a Stat) bool { return a.PID == st.PID && a.StartTime == st.StartTime })
+	}
 	var out []Member
+	var ended []Stat
 	buf := make([]byte, 0, 4096)
 	// Nearest first: an orphan only ever moves up the line (its
 	// subreaper exits), so one that moves while the line is read is
 	// found further up.
 	for i, a := range adopters {
-		var kids []int
-		switch {
-		case i == 0 && threads != nil:
-			kids, buf, err = fs.threadsChildren(a.PID, threads, buf)
-		case i == 0:
-			kids, buf, err = fs.childrenOf(a.PID, true, buf)
-		default:
-			kids, buf, err = fs.ancestorsChildren(a, buf)
+		var ls []childList
+		var over bool
+		if i == 0 {
+			ls, buf, err = fs.ownChildren(a.PID, threads, buf)
+		} else {
+			ls, over, buf, err = fs.ancestorsChildren(a, buf)
 		}
 		if err != nil {
 			return nil, err
 		}
-		for _, pid := range kids {
-			if (known != nil && known(pid)) || slices.ContainsFunc(adopters, func(s Stat) bool { return s.PID == pid }) {
-				continue
-			}
-			st, err := fs.Stat(pid)
-			if err == nil && !st.Zombie() && st.StartTime >= since {
-				out = append(out, Member{PID: pid, StartTime: st.StartTime})
+		if over {
+			ended = append(ended, a)
+		}
+		for _, l := range ls {
+			for _, m := range fs.listed(listKey{owner: a, tid: l.tid}, l.pids) {
+				if (known == nil || !known(m.PID)) && m.StartTime >= since && !ancestor(Stat{PID: m.PID, StartTime: m.StartTime}) {
+					out = append(out, m)
+				}
 			}
 		}
 	}
+	fs.forget(ended)
 	return out, nil
+}
+
+// listKey names a children list the caller reads again and again: its
+// owner (the caller or one of its ancestors) and the owner's thread.
+type listKey struct {
+	owner Stat
+	tid   int
+}
+
+// childList is the children list of one thread, as read.
+type childList struct {
+	tid  int
+	pids []int
+}
+
+// lists keeps, of each children list read, its children as last read,
+// in order, each with its start time.
+var lists = struct {
+	sync.Mutex
+	byKey map[listKey][]Member
+}{byKey: map[listKey][]Member{}}
+
+// listed gives the children pids of one list, as read now, with their
+// start times. A list keeps its order: a child forked or re-parented to
+// its owner is put at its end, and one that goes leaves the others in
+// order. So the children still there from the last read come first, in
+// the order they had, and the rest are new: where the last of the old
+// ones is found by its start time to be the same process as before, the
+// ones before it are too, and only the rest is read. Among thousands of
+// init's children, a search reads the few that came since the last one,
+// and a handful of stat files to find where they begin.
+func (fs FS) listed(key listKey, pids []int) []Member {
+	lists.Lock()
+	prev := lists.byKey[key]
+	lists.Unlock()
+	// The children matched, in order, to the last read: pos[m] in pids,
+	// at[m] in prev.
+	var pos, at []int
+	for i, j := 0, 0; i < len(pids) && j < len(prev); i++ {
+		k := j
+		for k < len(prev) && prev[k].PID != pids[i] {
+			k++
+		}
+		if k == len(prev) {
+			break
+		}
+		pos, at = append(pos, i), append(at, k)
+		j = k + 1
+	}
+	// The first matched one that is not the process it was (a PID
+	// freed and taken again) begins the new ones.
+	same := sort.Search(len(pos), func(m int) bool {
+		st, err := fs.Stat(pids[pos[m]])
+		return err != nil || st.StartTime != prev[at[m]].StartTime
+	})
+	out := make([]Member, 0, len(pids))
+	for m := 0; m < same; m++ {
+		out = append(out, prev[at[m]])
+	}
+	rest := 0
+	if same > 0 {
+		rest = pos[same-1] + 1
+	}
+	for _, pid := range pids[rest:] {
+		if st, err := fs.Stat(pid); err == nil && !st.Zombie() {
+			out = append(out, Member{PID: pid, StartTime: st.StartTime})
+		}
+	}
+	lists.Lock()
+	lists.byKey[key] = out
+	lists.Unlock()
+	return out
 }
 
 // lines keeps the caller's line of ancestors, per table, once read: the
@@ -146,6 +245,25 @@ func (fs FS) line() ([]Stat, error) {
 	return l, err
 }
 
+// forget takes ancestors that ended out of the line.
+func (fs FS) forget(ended []Stat) {
+	if len(ended) == 0 {
+		return
+	}
+	lines.Lock()
+	defer lines.Unlock()
+	lines.byRoot[fs.root] = slices.DeleteFunc(slices.Clone(lines.byRoot[fs.root]), func(a Stat) bool {
+		return slices.Contains(ended, a)
+	})
+	lists.Lock()
+	defer lists.Unlock()
+	for key := range lists.byKey {
+		if slices.Contains(ended, key.owner) {
+			delete(lists.byKey, key)
+		}
+	}
+}
+
 // adopters lists the caller and its ancestors, nearest first, up to the
 // first whose parent is outside the table (its namespace's init).
 func (fs FS) adopters() ([]Stat, error) {
@@ -164,69 +282,88 @@ func (fs FS) adopters() ([]Stat, error) {
 	}
 }
 
-// ancestorsChildren lists the children of an ancestor of the caller. An
-// orphan is re-parented to the first live thread of its new parent, the
-// leader while it runs: the leader's list is read alone. Every ancestor
-// has a child (the next one down the line), so an empty list says that
-// it ended (its children went further up the line) or that its leader
-// did, and its other threads run: then each thread's is read.
-func (fs FS) ancestorsChildren(a Stat, buf []byte) ([]int, []byte, error) {
-	kids, buf, err := readChildren(fs.Path(a.PID, "task/"+strconv.Itoa(a.PID)+"/children"), nil, buf)
-	if err == nil && len(kids) > 0 {
-		return kids, buf, nil
-	}
-	st, serr := fs.Stat(a.PID)
-	if serr != nil || st.StartTime != a.StartTime {
-		return nil, buf, nil // it ended
-	}
-	if !st.Zombie() {
-		if err != nil {
-			return nil, buf, fmt.Errorf("children of %d: %w", a.PID, err)
+// pfExiting is the kernel's PF_EXITING flag: the thread is exiting.
+const pfExiting = 0x4
+
+// ancestorsChildren lists the children of an ancestor of the caller, or
+// reports it over (gone, or its PID another's). An orphan is re-parented
+// to the first thread of its new parent that is not exiting, the leader
+// while it runs: the leader's list is read alone, every thread's once
+// the leader is exiting or gone.
+func (fs FS) ancestorsChildren(a Stat, buf []byte) (ls []childList, over bool, _ []byte, _ error) {
+	st, err := fs.Stat(a.PID)
+	switch {
+	case gone(err) || err == nil && st.StartTime != a.StartTime:
+		return nil, true, buf, nil // its children went further up the line
+	case err != nil:
+		return nil, false, buf, fmt.Errorf("ancestor %d: %w", a.PID, err)
+	case !st.Zombie() && st.Flags&pfExiting == 0:
+		var kids []int
+		kids, buf, err = readChildren(fs.Path(a.PID, "task/"+strconv.Itoa(a.PID)+"/children"), nil, buf)
+		if err == nil {
+			return []childList{{a.PID, kids}}, false, buf, nil
 		}
-		return kids, buf, nil
+		if !gone(err) {
+			return nil, false, buf, fmt.Errorf("children of %d: %w", a.PID, err)
+		}
+		// The leader ended meanwhile: its other threads took them.
 	}
-	return fs.childrenOf(a.PID, false, buf)
+	ls, buf, err = fs.childrenOf(a.PID, buf)
+	return ls, false, buf, err
 }
 
 // childrenOf lists the children of every thread of pid, with an error
 // when a live thread's list cannot be read: a list left out would hide
-// an orphan.
-func (fs FS) childrenOf(pid int, self bool, buf []byte) ([]int, []byte, error) {
+// an orphan. A pid gone has none.
+func (fs FS) childrenOf(pid int, buf []byte) ([]childList, []byte, error) {
 	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
 	tasks, err := numericEntries(base)
+	if gone(err) {
+		return nil, buf, nil
+	}
 	if err != nil {
-		if !self {
-			return nil, buf, nil // it ended meanwhile
-		}
 		return nil, buf, err
 	}
-	var out []int
+	var ls []childList
 	for _, tid := range tasks {
-		var err error
-		out, buf, err = readChildren(base+strconv.Itoa(tid)+"/children", out, buf)
-		if err == nil {
-			continue
+		var kids []int
+		kids, buf, err = readChildren(base+strconv.Itoa(tid)+"/children", nil, buf)
+		if err != nil && !gone(err) {
+			return nil, buf, fmt.Errorf("children of %d: %w", pid, err)
 		}
-		if st, serr := fs.Stat(tid); serr != nil || st.Zombie() {
-			continue // the thread ended meanwhile
-		}
-		return nil, buf, fmt.Errorf("children of %d: %w", pid, err)
+		ls = append(ls, childList{tid, kids})
 	}
-	return out, buf, nil
+	return ls, buf, nil
 }
 
-// threadsChildren lists the children of the leader of pid and of its
-// threads tids (the caller's own: each runs while the caller does).
-func (fs FS) threadsChildren(pid int, tids []int, buf []byte) ([]int, []byte, error) {
+// ownChildren lists the children of the caller (pid): of its leader,
+// which takes the orphans when the caller is a subreaper, and of its
+// threads tids (those that start its children), or of every thread with
+// tids nil.
+func (fs FS) ownChildren(pid int, tids []int, buf []byte) ([]childList, []byte, error) {
+	if tids == nil {
+		return fs.childrenOf(pid, buf)
+	}
 	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
-	var out []int
-	for _, tid := range append([]int{pid}, tids...) {
-		var err error
-		if out, buf, err = readChildren(base+strconv.Itoa(tid)+"/children", out, buf); err != nil {
+	var ls []childList
+	for i, tid := range append([]int{pid}, tids...) {
+		if i > 0 && tid == pid {
+			continue // the leader, read already
+		}
+		kids, b, err := readChildren(base+strconv.Itoa(tid)+"/children", nil, buf)
+		buf = b
+		if err != nil {
 			return nil, buf, fmt.Errorf("children of %d: %w", tid, err)
 		}
+		ls = append(ls, childList{tid, kids})
 	}
-	return out, buf, nil
+	return ls, buf, nil
+}
+
+// gone reports whether err says that a process or thread no longer
+// exists.
+func gone(err error) bool {
+	return errors.Is(err, ErrGone) || errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH)
 }
 
 // readChildren appends the PIDs of a children list to out. A list longer
@@ -234,7 +371,7 @@ func (fs FS) threadsChildren(pid int, tids []int, buf []byte) ([]int, []byte, er
 // exits between two reads shifts the rest, which may skip one: such a
 // list is read twice.
 func readChildren(path string, out []int, buf []byte) ([]int, []byte, error) {
-	n := len(out)
+	var first map[int]bool
 	for pass := 0; pass < 2; pass++ {
 		data, err := readInto(path, buf)
 		buf = data
@@ -242,12 +379,21 @@ func readChildren(path string, out []int, buf []byte) ([]int, []byte, error) {
 			return out, buf, err
 		}
 		for _, f := range bytes.Fields(data) {
-			if c, err := strconv.Atoi(string(f)); err == nil && (pass == 0 || !slices.Contains(out[n:], c)) {
+			c, err := strconv.Atoi(string(f))
+			switch {
+			case err != nil:
+			case pass == 0 || !first[c]:
 				out = append(out, c)
 			}
 		}
 		if len(data) < 4000 {
 			break
+		}
+		if pass == 0 {
+			first = make(map[int]bool, len(out))
+			for _, c := range out {
+				first[c] = true
+			}
 		}
 	}
 	return out, buf, nil
