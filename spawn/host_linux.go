@@ -216,24 +216,11 @@ func (h *Host) keep() {
 }
 
 // list writes every child's tree down and returns the children whose
-// runs are over.
+// runs are over. The search for strays is made outside h.mu: where it
+// reads every process (no children lists), Start and Stop do not wait
+// on it.
 func (h *Host) list() (over []*Child) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.checkWatchdog()
-	var all []proc.Member
-	var empty []*Child
-	for _, c := range h.children {
-		if !c.stopping {
-			c.keep(c.list())
-			if len(c.kept) == 0 { // the child is on it while it runs
-				empty = append(empty, c)
-			}
-		}
-		all = append(all, c.kept...)
-	}
-	sortMembers(all)
-	h.guard.wd.Record(all)
+	empty := h.record()
 	if len(empty) == 0 {
 		return nil
 	}
@@ -247,14 +234,38 @@ func (h *Host) list() (over []*Child) {
 	if len(proc.Host().OwnedPIDs(executing, os.Getuid())) > 0 {
 		return nil
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, c := range empty {
 		carried := slices.ContainsFunc(left, func(v proc.Valued) bool { return v.Value == c.cfg.RunID })
-		if !carried && len(c.group.Members()) == 0 {
+		// A Stop may have claimed it meanwhile.
+		if !carried && !c.stopping && len(c.kept) == 0 && len(c.group.Members()) == 0 {
 			c.stopping = true
 			over = append(over, c)
 		}
 	}
 	return over
+}
+
+// record writes every child's tree down, for its record and for the
+// watchdog, and returns the children whose trees look empty.
+func (h *Host) record() (empty []*Child) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.checkWatchdog()
+	var all []proc.Member
+	for _, c := range h.children {
+		if !c.stopping {
+			c.keep(c.list())
+			if len(c.kept) == 0 { // the child is on it while it runs
+				empty = append(empty, c)
+			}
+		}
+		all = append(all, c.kept...)
+	}
+	sortMembers(all)
+	h.guard.wd.Record(all)
+	return empty
 }
 
 // sortMembers orders ms by PID: the watchdog's list is written only when
