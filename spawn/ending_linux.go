@@ -89,15 +89,12 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 			c.kept = c.list() // for the escalation, not the record: it goes
 		}
 		en.seen[c] = slices.Clone(c.kept)
-		// Also of a contained child: a member may have moved itself
-		// out of its cgroup (systemd-run --scope) and left the tree.
-		if len(en.entries) == 0 || c.started < en.since {
-			en.since = c.started
-		}
-		en.entries = append(en.entries, c.entry())
 		en.byRun[c.cfg.RunID] = c
 	}
 	h.mu.Unlock()
+	// Also of a contained child: a member may have moved itself out of
+	// its cgroup (systemd-run --scope) and left the tree.
+	en.since, en.entries = strayed(cs)
 	for _, c := range cs {
 		en.grouped[c] = c.groupSignal(syscall.SIGTERM)
 	}

@@ -96,6 +96,21 @@ func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) {
 	}))
 }
 
+// environOf reads pid's environment into buf. A process caught in the
+// middle of an execve reads as having none: while it is young, that is
+// midExec; past that, it is read again, the execve having maybe finished
+// between the two reads.
+func (fs FS) environOf(pid int, buf []byte) (env []byte, midExec bool, err error) {
+	env, err = readInto(fs.Path(pid, "environ"), buf)
+	if err == nil && len(env) == 0 {
+		if fs.Executing(pid) && fs.youngPID(pid) {
+			return env, true, nil
+		}
+		env, err = readInto(fs.Path(pid, "environ"), env)
+	}
+	return env, false, err
+}
+
 // scan is one walk of the table for the environments match takes, each
 // with the value match read from it.
 func (fs FS) scan(match func(env []byte) (string, bool)) (matched []Valued, executing []int) {
@@ -107,18 +122,14 @@ func (fs FS) scan(match func(env []byte) (string, bool)) (matched []Valued, exec
 		if pid == self {
 			return
 		}
-		env, err := readInto(fs.Path(pid, "environ"), *buf)
-		if err == nil && len(env) == 0 {
-			if fs.Executing(pid) && fs.youngPID(pid) {
-				mu.Lock()
-				executing = append(executing, pid)
-				mu.Unlock()
-				return
-			}
-			// The execve may have finished between the two reads.
-			env, err = readInto(fs.Path(pid, "environ"), env)
-		}
+		env, midExec, err := fs.environOf(pid, *buf)
 		*buf = env
+		if midExec {
+			mu.Lock()
+			executing = append(executing, pid)
+			mu.Unlock()
+			return
+		}
 		if err != nil {
 			return
 		}

@@ -70,16 +70,12 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(pid i
 			continue
 		}
 		seen[m.PID] = true
-		env, err := readInto(fs.Path(m.PID, "environ"), buf)
-		if err == nil && len(env) == 0 {
-			if fs.Executing(m.PID) && fs.youngPID(m.PID) {
-				executing = append(executing, m.PID)
-				continue
-			}
-			// The execve may have finished between the two reads.
-			env, err = readInto(fs.Path(m.PID, "environ"), env)
-		}
+		env, midExec, err := fs.environOf(m.PID, buf)
 		buf = env
+		if midExec {
+			executing = append(executing, m.PID)
+			continue
+		}
 		if err != nil {
 			if !gone(err) {
 				// Unreadable (not dumpable): its descendants may
@@ -316,22 +312,9 @@ func (fs FS) ancestorsChildren(a Stat, buf []byte) (ls []childList, over bool, _
 // when a live thread's list cannot be read: a list left out would hide
 // an orphan. A pid gone has none.
 func (fs FS) childrenOf(pid int, buf []byte) ([]childList, []byte, error) {
-	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
-	tasks, err := numericEntries(base)
-	if gone(err) {
-		return nil, buf, nil
-	}
+	ls, buf, err := fs.threadLists(pid, buf)
 	if err != nil {
 		return nil, buf, err
-	}
-	var ls []childList
-	for _, tid := range tasks {
-		var kids []int
-		kids, buf, err = readChildren(base+strconv.Itoa(tid)+"/children", nil, buf)
-		if err != nil && !gone(err) {
-			return nil, buf, fmt.Errorf("children of %d: %w", pid, err)
-		}
-		ls = append(ls, childList{tid, kids})
 	}
 	return ls, buf, nil
 }
