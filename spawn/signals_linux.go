@@ -81,9 +81,9 @@ func readInherited() (inherited, error) {
 	// (a TID of this namespace would name another task where /proc is
 	// an enclosing namespace's, and the check below would be skipped).
 	// Before Linux 3.17 there is only self.
-	data, err := proc.ReadPlain("/proc/thread-self/status")
+	data, err := proc.ReadShown("/proc/thread-self/status")
 	if errors.Is(err, fs.ErrNotExist) {
-		data, err = proc.ReadPlain("/proc/self/status")
+		data, err = proc.ReadShown("/proc/self/status")
 	}
 	if err != nil {
 		return in, nil

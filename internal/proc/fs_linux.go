@@ -38,7 +38,11 @@ func (fs FS) Path(pid int, file string) string {
 // ErrUnverifiable.
 func (fs FS) ReadFile(pid int, file string) ([]byte, error) {
 	path := fs.Path(pid, file)
-	data, err := ReadPlain(path)
+	read := ReadPlain
+	if file == "stat" || file == "status" || file == "cgroup" {
+		read = ReadShown
+	}
+	data, err := read(path)
 	if err == nil {
 		return data, nil
 	}
@@ -158,7 +162,7 @@ const userHZ = 100
 // StartedAt turns a start time into wall-clock time: the boot time (btime
 // of the table's stat file) plus starttime clock ticks.
 func (fs FS) StartedAt(start uint64) (time.Time, error) {
-	data, err := ReadPlain(fs.root + "/stat")
+	data, err := ReadShown(fs.root + "/stat")
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -185,7 +189,7 @@ const ExecWindow = 3 * time.Second
 // boot) is younger than ExecWindow: one whose empty environment may be
 // an execve's, to be waited out or scanned again.
 func (fs FS) Young(start uint64) bool {
-	data, err := ReadPlain(fs.root + "/uptime")
+	data, err := ReadShown(fs.root + "/uptime")
 	if err != nil {
 		return false
 	}
@@ -222,7 +226,7 @@ func (fs FS) Executing(pid int) bool {
 // SelfStat reads the caller's own stat file, whatever PID the table
 // gives it.
 func (fs FS) SelfStat() (Stat, error) {
-	data, err := ReadPlain(fs.root + "/self/stat")
+	data, err := ReadShown(fs.root + "/self/stat")
 	if err != nil {
 		return Stat{}, err
 	}

@@ -52,7 +52,7 @@ func (fs FS) SelfPIDNamespace() (uint64, error) {
 // whoever mounted it, which need not be the caller's (a container that
 // shares the host's /proc).
 func (fs FS) TableNamespace() (uint64, error) {
-	data, err := ReadPlain(fs.root + "/self/status")
+	data, err := ReadShown(fs.root + "/self/status")
 	if err != nil {
 		return 0, err
 	}
@@ -159,7 +159,7 @@ func (fs FS) hidesProcesses() bool {
 // mounted): a PID read there names another process than the same number
 // in a pidfd_open, a kill or a wait, and nothing may be signalled on it.
 func (fs FS) CheckOwn() error {
-	data, err := ReadPlain(fs.root + "/self/status")
+	data, err := ReadShown(fs.root + "/self/status")
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (fs FS) CheckOwnStatus(data []byte) error {
 
 // canTrace reports whether the caller has CAP_SYS_PTRACE in effect.
 func canTrace() bool {
-	data, err := ReadPlain("/proc/self/status")
+	data, err := ReadShown("/proc/self/status")
 	if err != nil {
 		return false
 	}

@@ -27,8 +27,30 @@ func ReadPlain(path string) ([]byte, error) {
 	return data, nil
 }
 
+// ReadShown reads the whole of a file the kernel renders in one piece on
+// its first read (a seq_file of one record: a process's stat, status and
+// cgroup, the table's stat and uptime): a read that leaves room in the
+// buffer has given all of it, and the read that would say so is saved,
+// one system call of two, on the paths that stat every process. Not for
+// a file rendered a record at a time (mountinfo, children, net/tcp),
+// whose reads stop short at each page.
+func ReadShown(path string) ([]byte, error) {
+	data, err := readShown(path, make([]byte, 0, 2048))
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	return data, nil
+}
+
 // readInto reads a whole file into buf's storage, growing it as needed.
-func readInto(path string, buf []byte) ([]byte, error) {
+func readInto(path string, buf []byte) ([]byte, error) { return readFile(path, buf, false) }
+
+// readShown is readInto for a file rendered in one piece (ReadShown).
+func readShown(path string, buf []byte) ([]byte, error) { return readFile(path, buf, true) }
+
+// readFile reads path into buf's storage until a read returns nothing,
+// or, shown, until one leaves room to spare.
+func readFile(path string, buf []byte, shown bool) ([]byte, error) {
 	buf = buf[:cap(buf)]
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	for err == unix.EINTR {
@@ -54,6 +76,9 @@ func readInto(path string, buf []byte) ([]byte, error) {
 			return buf[:n], nil
 		}
 		n += k
+		if shown && n < len(buf) {
+			return buf[:n], nil
+		}
 	}
 }
 
