@@ -145,9 +145,11 @@ func TestHostContainCgroup(t *testing.T) {
 			if args, _ := proc.Host().Cmdline(pid); len(args) == 2 && args[0] == "sleep" && args[1] == "60" {
 				st, err := proc.Host().Stat(pid)
 				if err == nil && st.PPID == 1 || err == nil && st.Session == pid {
-					if !containsPID(ms, pid) {
+					// Another test's sleep may be running too: the
+					// escapee is the one in the child's group.
+					if !containsPID(ms, pid) && cgroupOf(pid) == cgroupOf(cmd.Process.Pid) {
 						escapee = proc.Member{PID: pid, StartTime: st.StartTime}
-						return cgroupOf(pid) == cgroupOf(cmd.Process.Pid)
+						return true
 					}
 				}
 			}

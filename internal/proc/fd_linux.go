@@ -41,15 +41,11 @@ func socketInodes(rootfd, pid int, dst []uint64, buf []byte) []uint64 {
 		// The fd directory fills the buffer until it has no entry
 		// left: a read with room to spare was the last, and the call
 		// that would say so (most processes' second) is saved.
-		if n < len(buf)-fdEntryRoom {
+		if n < len(buf)-direntRoom {
 			return dst
 		}
 	}
 }
-
-// fdEntryRoom is more than one entry of an fd directory takes (a name of
-// at most 10 digits, its header, padding).
-const fdEntryRoom = 64
 
 // SocketHolders finds the processes that hold any of the sockets named
 // by inode, reading the fd table of every process (only pids, when

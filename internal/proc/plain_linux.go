@@ -43,14 +43,36 @@ func ReadShown(path string) ([]byte, error) {
 }
 
 // readInto reads a whole file into buf's storage, growing it as needed.
-func readInto(path string, buf []byte) ([]byte, error) { return readFile(path, buf, false) }
+func readInto(path string, buf []byte) ([]byte, error) { return readFile(path, buf, toEnd) }
 
 // readShown is readInto for a file rendered in one piece (ReadShown).
-func readShown(path string, buf []byte) ([]byte, error) { return readFile(path, buf, true) }
+func readShown(path string, buf []byte) ([]byte, error) { return readFile(path, buf, shownWhole) }
 
-// readFile reads path into buf's storage until a read returns nothing,
-// or, shown, until one leaves room to spare.
-func readFile(path string, buf []byte, shown bool) ([]byte, error) {
+// readEnd says when a read of a file has reached its end.
+type readEnd int
+
+const (
+	// toEnd: when a read returns nothing, the only rule for any file.
+	toEnd readEnd = iota
+	// shownWhole: when a read leaves room in the buffer, for a file
+	// rendered whole before its first read (ReadShown).
+	shownWhole
+	// shortRecords: when the first read leaves room both in the buffer
+	// and in the kernel's page, for a file rendered a short record at
+	// a time (a children list: "PID " each). The kernel fills a read
+	// with records until the caller's buffer or its own page is full,
+	// so a first read that left room in both had no record left to
+	// give.
+	shortRecords
+)
+
+// recordsRoom is the most a first read of a file of short records
+// (shortRecords) can give with a record left unread: a page less the
+// longest record, with room to spare.
+const recordsRoom = 4096 - 64
+
+// readFile reads path into buf's storage until its end, as end says.
+func readFile(path string, buf []byte, end readEnd) ([]byte, error) {
 	buf = buf[:cap(buf)]
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	for err == unix.EINTR {
@@ -75,27 +97,31 @@ func readFile(path string, buf []byte, shown bool) ([]byte, error) {
 		if k == 0 {
 			return buf[:n], nil
 		}
+		room := n+k < len(buf)
 		n += k
-		if shown && n < len(buf) {
+		if end == shownWhole && room || end == shortRecords && room && n == k && k <= recordsRoom {
 			return buf[:n], nil
 		}
 	}
 }
 
 // numericEntries lists the numeric names (PIDs, TIDs) of the directory
-// at path.
-func numericEntries(path string) ([]int, error) {
+// at path; kernel says it is a directory of the kernel's /proc (roomEnds).
+func numericEntries(path string, kernel bool) ([]int, error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
-	return pidEntries(fd, 2048)
+	return pidEntries(fd, 2048, kernel)
 }
 
 // pidEntries reads the numeric names of the directory open as fd, size
-// bytes of entries at a time.
-func pidEntries(fd, size int) ([]int, error) {
+// bytes of entries at a time. With roomEnds (a directory of the kernel's
+// /proc, which fills a read with entries until one does not fit), a
+// read that leaves room for another entry was the last, and the call
+// that would return nothing is saved.
+func pidEntries(fd, size int, roomEnds bool) ([]int, error) {
 	buf := make([]byte, size)
 	pids := make([]int, 0, size/64)
 	var names []string
@@ -119,5 +145,13 @@ func pidEntries(fd, size int) ([]int, error) {
 				pids = append(pids, pid)
 			}
 		}
+		if roomEnds && n < size-direntRoom {
+			return pids, nil
+		}
 	}
 }
+
+// direntRoom is more than one entry of a directory of /proc takes (its
+// header, a name of at most 44 bytes, padding): a PID, a TID, a file
+// descriptor, or one of the table's own names.
+const direntRoom = 64

@@ -2,9 +2,16 @@ package proc
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestReadShown reads files the kernel renders in one piece, each as
@@ -39,5 +46,59 @@ func TestReadShown(t *testing.T) {
 	}
 	if _, err := ReadShown("/proc/self/no-such-file"); !os.IsNotExist(err) {
 		t.Errorf("ReadShown of a missing file: %v, want it not to exist", err)
+	}
+}
+
+// TestReadEnds reads a children list and the table's directories with
+// the rules that save the read returning nothing, against reads to the
+// end: the same entries, whatever the buffer.
+func TestReadEnds(t *testing.T) {
+	sh := exec.Command("/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 60 & done; wait")
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The shell and its sleeps: the group the test started.
+		_ = syscall.Kill(-sh.Process.Pid, syscall.SIGKILL)
+		_ = sh.Wait()
+	})
+	path := fmt.Sprintf("/proc/%d/task/%d/children", sh.Process.Pid, sh.Process.Pid)
+	var want []byte
+	for deadline := time.Now().Add(10 * time.Second); len(bytes.Fields(want)) < 12; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the shell's children: %q, want 12", want)
+		}
+		want, _ = readInto(path, nil)
+	}
+	for _, size := range []int{8, 16, 4096} {
+		got, err := readFile(path, make([]byte, 0, size), shortRecords)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("children list read by short records, %d bytes to start: %q, %v; want %q", size, got, err, want)
+		}
+	}
+	for _, dir := range []string{"/proc", "/proc/self/task"} {
+		all, err := numericEntries(dir, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range []int{128, 2048} {
+			fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := pidEntries(fd, size, true)
+			unix.Close(fd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The table may change between the two reads: what was
+			// there before and is there after was there throughout.
+			for _, pid := range all {
+				if _, err := os.Stat(fmt.Sprintf("%s/%d", dir, pid)); err == nil && !slices.Contains(got, pid) {
+					t.Errorf("%s read %d bytes at a time, the last read leaving room: %d missing (%d entries, against %d)", dir, size, pid, len(got), len(all))
+				}
+			}
+		}
 	}
 }

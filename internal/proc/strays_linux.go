@@ -356,7 +356,7 @@ func gone(err error) bool {
 func readChildren(path string, out []int, buf []byte) ([]int, []byte, error) {
 	var first map[int]bool
 	for pass := 0; pass < 2; pass++ {
-		data, err := readInto(path, buf)
+		data, err := readFile(path, buf, shortRecords)
 		buf = data
 		if err != nil {
 			return out, buf, err
