@@ -10,18 +10,20 @@
 #   - BenchmarkHostClose100 (100 children that ignore TERM, 0.5 s of
 #     grace) against the grace;
 #   - tether run and tether run --exec against the start-up floors
-#     (bench/floor/sup and bench/floor/exec), interleaved in one
-#     hyperfine run;
+#     (bench/floor/sup and bench/floor/exec), in one hyperfine run, then
+#     again in rounds of one run each (bench/interleave);
 #   - reclaim --dry-run --foreign --port among 2,000 processes against
 #     ss -ltnp.
 #
 # The idle processes of the second row are children of a shell of their
 # own, none of the benchmark's ancestors. Installs hyperfine and ss with apt-get where
 # missing. Usage: bench/costs.sh; RUNS sets hyperfine's runs (300),
-# BENCHTIME the Go benchmarks' (5x).
+# ROUNDS the interleaved runs' rounds (300), BENCHTIME the Go
+# benchmarks' (5x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-300}
+rounds=${ROUNDS:-300}
 benchtime=${BENCHTIME:-5x}
 
 need_tools="hyperfine:hyperfine ss:iproute2"
@@ -31,6 +33,7 @@ need_tools="hyperfine:hyperfine ss:iproute2"
 go build -tags urfave_cli_no_docs -o "$work/f-sup" ./bench/floor/sup
 go build -tags urfave_cli_no_docs -o "$work/f-exec" ./bench/floor/exec
 go test -c -o "$work/spawn.test" ./spawn/
+go build -o "$work/interleave" ./bench/interleave
 
 # others N: keeps N idle processes alive as children of a shell that is
 # none of the benchmark's ancestors; their PIDs go to $work/others.
@@ -120,6 +123,16 @@ n = sys.argv[2]
 print(f"| `tether run -- /bin/true` (the floor: fork with a parent-death signal, wait) | {n} | {r['run']:.2f} ms | {r['sup']:.2f} ms | {r['run']/r['sup']:.2f}× |")
 print(f"| `tether run --exec -- /bin/true` (the floor: arm the signal, exec) | {n} | {r['exec']:.2f} ms | {r['f-exec']:.2f} ms | {r['exec']/r['f-exec']:.2f}× |")
 PY
+# The same, in rounds of one run each (bench/interleave): where the
+# machine's speed drifts, hyperfine's runs of one command after the
+# other meet it at different moments.
+for pair in "run|$work/tether run -- /bin/true|$work/f-sup run -- /bin/true" \
+	"run --exec|$work/tether run --exec -- /bin/true|$work/f-exec run --exec -- /bin/true"; do
+	IFS='|' read -r what cmd floor <<<"$pair"
+	"$work/interleave" "$rounds" "$cmd" "$floor" | awk -F'\t' -v what="$what" -v n="$n" '
+		NR == 1 { t = $1; x = $2 } NR == 2 { f = $1 }
+		END { printf "| `tether %s -- /bin/true`, in rounds with its floor | %s | %.2f ms | %.2f ms | %.2f× |\n", what, n, t, f, x }'
+done
 
 others $((2000 - $(count)))
 n=$(count)
