@@ -20,6 +20,9 @@ func socketInodes(rootfd, pid int, dst []uint64, buf []byte) []uint64 {
 	}
 	defer unix.Close(dfd)
 	var names []string
+	// Read until a read gives nothing: one that leaves room is no end,
+	// as getdents64 stops short once the reading thread has a signal
+	// pending (Go's runtime sends its threads SIGURG).
 	for {
 		n, err := unix.Getdents(dfd, buf)
 		if err == unix.EINTR {
@@ -37,12 +40,6 @@ func socketInodes(rootfd, pid int, dst []uint64, buf []byte) []uint64 {
 			if unix.Fstatat(dfd, name, &st, 0) == nil && st.Mode&unix.S_IFMT == unix.S_IFSOCK {
 				dst = append(dst, st.Ino)
 			}
-		}
-		// The fd directory fills the buffer until it has no entry
-		// left: a read with room to spare was the last, and the call
-		// that would say so (most processes' second) is saved.
-		if n < len(buf)-direntRoom {
-			return dst
 		}
 	}
 }

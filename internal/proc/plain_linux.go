@@ -106,22 +106,21 @@ func readFile(path string, buf []byte, end readEnd) ([]byte, error) {
 }
 
 // numericEntries lists the numeric names (PIDs, TIDs) of the directory
-// at path; kernel says it is a directory of the kernel's /proc (roomEnds).
-func numericEntries(path string, kernel bool) ([]int, error) {
+// at path.
+func numericEntries(path string) ([]int, error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
-	return pidEntries(fd, 2048, kernel)
+	return pidEntries(fd, 2048)
 }
 
 // pidEntries reads the numeric names of the directory open as fd, size
-// bytes of entries at a time. With roomEnds (a directory of the kernel's
-// /proc, which fills a read with entries until one does not fit), a
-// read that leaves room for another entry was the last, and the call
-// that would return nothing is saved.
-func pidEntries(fd, size int, roomEnds bool) ([]int, error) {
+// bytes of entries at a time, until a read gives none: a read that
+// leaves room is no end, as getdents64 stops short once the reading
+// thread has a signal pending (Go's runtime sends its threads SIGURG).
+func pidEntries(fd, size int) ([]int, error) {
 	buf := make([]byte, size)
 	pids := make([]int, 0, size/64)
 	var names []string
@@ -145,13 +144,5 @@ func pidEntries(fd, size int, roomEnds bool) ([]int, error) {
 				pids = append(pids, pid)
 			}
 		}
-		if roomEnds && n < size-direntRoom {
-			return pids, nil
-		}
 	}
 }
-
-// direntRoom is more than one entry of a directory of /proc takes (its
-// header, a name of at most 44 bytes, padding): a PID, a TID, a file
-// descriptor, or one of the table's own names.
-const direntRoom = 64

@@ -19,7 +19,7 @@ func (fs FS) PIDs() ([]int, error) {
 		return nil, fmt.Errorf("open %s: %w", fs.root, err)
 	}
 	defer unix.Close(fd)
-	return pidEntries(fd, 32<<10, fs.live)
+	return pidEntries(fd, 32<<10)
 }
 
 // parallel runs fn(i, buf) for i in [0, n) on two workers per core, each

@@ -25,7 +25,7 @@ func (fs FS) Children(pid int) []int {
 // none.
 func (fs FS) threadLists(pid int, buf []byte) ([]childList, []byte, error) {
 	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
-	tasks, err := numericEntries(base, fs.live)
+	tasks, err := numericEntries(base)
 	if gone(err) {
 		return nil, buf, nil
 	}
