@@ -133,9 +133,12 @@ func TestRunSIGKILLEndsRenamedDescendants(t *testing.T) {
 	wantEnded(t, ms, "after tether was killed with SIGKILL")
 }
 
-// ps shows the renamed descendants of a live tether as unverifiable, with
-// the tethered processes of the run. (The one started with an empty
-// environment is foreign, and not listed.)
+// ps shows the renamed descendants of a live tether with the tethered
+// processes of the run: unverifiable while no record names them, and
+// supervised once their tether's record does (it writes the tree down at
+// its first tick, 250 ms in, which a slow start of the helper, as under
+// the race detector, may let come first). (The one started with an
+// empty environment is foreign, and not listed.)
 func TestPSShowsRenamedDescendants(t *testing.T) {
 	name := "ren-" + itoa(os.Getpid())
 	r := startTether(t, helperEnv(modeRenamers, "PROCTEST_STAY=1"), "run", "--name", name, "--", os.Args[0])
@@ -151,8 +154,8 @@ func TestPSShowsRenamedDescendants(t *testing.T) {
 				row = line
 			}
 		}
-		if !strings.Contains(row, "unverifiable") {
-			t.Errorf("ps --name %s: row of renamed descendant %d is %q; want it listed as unverifiable\n%s", name, m.PID, row, out)
+		if !strings.Contains(row, "unverifiable") && !strings.Contains(row, "supervised") {
+			t.Errorf("ps --name %s: row of renamed descendant %d is %q; want it listed, unverifiable or supervised\n%s", name, m.PID, row, out)
 		}
 	}
 }
