@@ -489,12 +489,18 @@ func wantRenamed(t *testing.T, hs []holder) {
 	t.Fatalf("no holder of %v has its environment overwritten; want a renamed server", membersOf(hs))
 }
 
-// ownHolders are the holders of the test's user: ps and reclaim select
-// those (nginx's workers are nobody's when the master is root's).
+// ownHolders are the holders of the test's user now: ps and reclaim
+// select those (nginx's workers are nobody's when the master is root's).
+// Each one's uid is read again: a worker seen by tether wait a moment
+// after its fork may still have been root's, before its setuid.
 func ownHolders(hs []holder) []holder {
 	var own []holder
 	for _, h := range hs {
-		if h.UID == os.Getuid() {
+		uid := h.UID
+		if st, err := proc.Host().Status(h.PID); err == nil {
+			uid = st.UID
+		}
+		if uid == os.Getuid() {
 			own = append(own, h)
 		}
 	}
