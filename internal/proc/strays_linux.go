@@ -304,19 +304,8 @@ func (fs FS) ancestorsChildren(a Stat, buf []byte) (ls []childList, over bool, _
 		}
 		// The leader ended meanwhile: its other threads took them.
 	}
-	ls, buf, err = fs.childrenOf(a.PID, buf)
+	ls, buf, err = fs.threadLists(a.PID, buf)
 	return ls, false, buf, err
-}
-
-// childrenOf lists the children of every thread of pid, with an error
-// when a live thread's list cannot be read: a list left out would hide
-// an orphan. A pid gone has none.
-func (fs FS) childrenOf(pid int, buf []byte) ([]childList, []byte, error) {
-	ls, buf, err := fs.threadLists(pid, buf)
-	if err != nil {
-		return nil, buf, err
-	}
-	return ls, buf, nil
 }
 
 // ownChildren lists the children of the caller (pid): of its leader,
@@ -325,7 +314,7 @@ func (fs FS) childrenOf(pid int, buf []byte) ([]childList, []byte, error) {
 // tids nil.
 func (fs FS) ownChildren(pid int, tids []int, buf []byte) ([]childList, []byte, error) {
 	if tids == nil {
-		return fs.childrenOf(pid, buf)
+		return fs.threadLists(pid, buf)
 	}
 	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
 	var ls []childList
