@@ -173,11 +173,17 @@ func runEscapees(t *testing.T, c escapeCase, end string) {
 func escapees(t *testing.T, dir string, tetherPID int) []proc.Member {
 	t.Helper()
 	byNS := map[int]int{}
-	for _, m := range proc.Host().Subtree(tetherPID, 0) {
-		if st, err := proc.Host().Status(m.PID); err == nil && len(st.NSpid) > 1 {
-			byNS[st.NSpid[len(st.NSpid)-1]] = m.PID
+	// An escapee whose parent has just exited is in transit to its new
+	// parent, on neither's list for a moment: a walk that missed one
+	// is made again.
+	walk := func() {
+		for _, m := range proc.Host().Subtree(tetherPID, 0) {
+			if st, err := proc.Host().Status(m.PID); err == nil && len(st.NSpid) > 1 {
+				byNS[st.NSpid[len(st.NSpid)-1]] = m.PID
+			}
 		}
 	}
+	walk()
 	var ms []proc.Member
 	for _, f := range []string{"double", "cleared", "renamed", "pgid", "forker"} {
 		data, err := os.ReadFile(filepath.Join(dir, f))
@@ -193,6 +199,9 @@ func escapees(t *testing.T, dir string, tetherPID int) []proc.Member {
 			t.Fatalf("%s: %q is not a PID", f, data)
 		}
 		if len(byNS) > 0 {
+			for deadline := time.Now().Add(10 * time.Second); byNS[pid] == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				walk()
+			}
 			host, ok := byNS[pid]
 			if !ok {
 				t.Fatalf("escapee %s: no descendant of tether is %d in its PID namespace", f, pid)
