@@ -31,10 +31,17 @@ func reclaimCommand() *cli.Command {
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long a process gets between the signal and KILL"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "signal nothing; print what would be done"},
 			&cli.BoolFlag{Name: "foreign", Usage: "with --port: also end holders tether did not start (listeners of the port, never a client)"},
+			&cli.DurationFlag{Name: "settle", Value: defaultSettle, Usage: "with --port: how long a freed port is watched for a process that takes it again (a restart loop, a process manager); 0 to not watch"},
 		}, filterFlags()...),
 		Action: runReclaim,
 	}
 }
+
+// defaultSettle is how long a port freed by reclaim or run --port is
+// watched for a process that takes it again: a shell loop or nodemon
+// restarts a server within a few hundred milliseconds, pm2 and
+// supervisord within one.
+const defaultSettle = 500 * time.Millisecond
 
 // reclaimReport is tether reclaim --json.
 type reclaimReport struct {
@@ -65,6 +72,9 @@ func runReclaim(c *cli.Context) error {
 	}
 	if act.Grace < 0 {
 		return usagef("tether reclaim: --grace: negative duration %q", act.Grace)
+	}
+	if act.Settle = c.Duration("settle"); act.Settle < 0 {
+		return usagef("tether reclaim: --settle: negative duration %q", act.Settle)
 	}
 	var done func()
 	act.Progress, done = graceStatus(c)

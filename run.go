@@ -181,7 +181,7 @@ func freePorts(c *cli.Context, cfg spawn.Config, ports []uint16) error {
 		return nil
 	}
 	f := reclaim.Filter{Markers: cfg.Markers, Ports: ports, All: c.Bool("replace"), Foreign: c.Bool("foreign")}
-	act := reclaim.Action{Grace: cfg.Grace, ViaSupervisor: c.Bool("replace")}
+	act := reclaim.Action{Grace: cfg.Grace, ViaSupervisor: c.Bool("replace"), Settle: defaultSettle}
 	var done func()
 	act.Progress, done = graceStatus(c)
 	defer done()
@@ -210,6 +210,9 @@ func portRefusal(sum reclaim.Summary) error {
 		if st.Free {
 			continue
 		}
+		if len(st.Again) > 0 {
+			return failf("tether run: port %d: %s; %s", st.Port, sanitize(st.Again[0].String()), done)
+		}
 		for _, pid := range st.Holders {
 			i := slices.IndexFunc(sum.Results, func(r reclaim.Result) bool { return r.PID == pid })
 			if i < 0 {
@@ -237,7 +240,7 @@ func runHint(r reclaim.Result) string {
 		return r.Why + "; --replace would end it through its tether"
 	case r.Verdict == probe.Foreign || r.Verdict == probe.Unverifiable:
 		switch {
-		case r.Reason == reclaim.OtherUserHolder || r.Reason == reclaim.RootOnly || r.Reason == reclaim.ManagedUnit:
+		case r.Reason == reclaim.OtherUserHolder || r.Reason == reclaim.RootOnly || r.Reason == reclaim.ManagedUnit || r.Reason == reclaim.ManagedProgram:
 			return r.Why
 		case r.Manager != nil:
 			return r.Why + "; --foreign would stop it through its engine"

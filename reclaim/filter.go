@@ -96,6 +96,11 @@ const (
 	// never signalled, as the manager would restart it or mark it
 	// failed; Why names the command that stops it.
 	ManagedUnit Reason = "managed-unit"
+	// ManagedProgram: a holder a process manager runs as one of its
+	// programs (pm2, supervisord): never signalled, as the manager would
+	// start it again, and the manager itself runs other programs; Why
+	// names the command that stops it through the manager.
+	ManagedProgram Reason = "managed-program"
 )
 
 // matches reports whether p is one of the tethered processes f is about,
@@ -126,6 +131,17 @@ func (f Filter) selects(p Process) (Reason, string) {
 		switch {
 		case m != nil && m.Kind == engines.Unit:
 			return ManagedUnit, fmt.Sprintf("%s, which would restart it or mark it failed: %s stops it", m, m.StopCommand())
+		case m != nil && m.Kind == engines.ProcessManager:
+			how := m.StopCommand() + " stops it"
+			if m.Name == "" {
+				how = m.Engine + "'s own list names it"
+				if m.Engine == engines.PM2 {
+					how = "pm2 list names it"
+				} else if m.Engine == engines.Supervisord {
+					how = "supervisorctl status names it"
+				}
+			}
+			return ManagedProgram, fmt.Sprintf("%s, which would start it again: %s", m, how)
 		case !f.Foreign:
 			return ForeignHolder, string(p.Verdict) + ": " + p.Reason
 		case m != nil && m.Kind == engines.Container:

@@ -33,6 +33,9 @@ type PortState struct {
 	// Left says, for a port that is held after a reclaim (or would be
 	// after a dry run), each holder left and why: "PID 42: foreign: …".
 	Left []string `json:"left,omitempty"`
+	// Again are the processes that took the port again after the
+	// reclaim freed it, within [Action.Settle].
+	Again []Retaker `json:"taken_again,omitempty"`
 }
 
 // portStates tells, per port, whether anything serves it, which visible

@@ -70,9 +70,22 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	sum := Summary{Results: results, Ports: s.ports}
 	if len(f.Ports) > 0 && !act.DryRun {
 		sum.Ports = after(sockets.Unique(f.Ports), s.holders, results)
+		settle(sum.Ports, freed(s.ports, sum.Ports), act.Settle)
 	}
 	sum.ExplainLeft()
 	return sum, nil
+}
+
+// freed are the ports that were held before the reclaim and are free
+// after it.
+func freed(before, after []PortState) []uint16 {
+	var out []uint16
+	for i, st := range after {
+		if st.Free && i < len(before) && !before[i].Free {
+			out = append(out, st.Port)
+		}
+	}
+	return out
 }
 
 // ExplainLeft names, for each port still held (or that a dry run would
@@ -87,7 +100,15 @@ func (s Summary) ExplainLeft() {
 		if st.Free {
 			continue
 		}
+		again := map[int]bool{}
+		for _, r := range st.Again {
+			again[r.PID] = true
+			st.Left = append(st.Left, r.String())
+		}
 		for _, pid := range st.Holders {
+			if again[pid] {
+				continue
+			}
 			r, ok := s.result(pid)
 			switch {
 			case !ok:

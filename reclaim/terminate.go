@@ -3,6 +3,7 @@ package reclaim
 import (
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 	"time"
 
@@ -27,6 +28,11 @@ type Action struct {
 	// the grace goes to the process itself. tether run --replace, and
 	// tether reclaim --all.
 	ViaSupervisor bool
+	// Settle, after a reclaim that freed a port, is how long the port
+	// is watched for a process that takes it again (a restart loop, a
+	// process manager, a restart policy): such a port is held after all,
+	// and its new holder named with what started it. 0 does not watch.
+	Settle time.Duration
 	// Progress, when set, is told now and then while selected processes
 	// are given their grace: how many are still alive, and how long
 	// until SIGKILL.
@@ -76,6 +82,13 @@ func (s *snapshot) terminateAll(results []Result, f Filter, act Action) {
 		switch {
 		case !r.Selected:
 			trace.Printf("reclaim: %d skipped: %s", r.PID, r.Why)
+		case act.DryRun && r.Manager != nil && r.Manager.Kind == engines.Container:
+			// The dry run answers as the real one would: a container
+			// whose engine cannot be asked would not be stopped.
+			r.Outcome = WouldSignal
+			if err := stoppable(r.Manager); err != nil {
+				r.Outcome, r.Why = Failed, fmt.Sprintf("%s: %v: nothing would be signalled; %s", r.Manager, err, stopAdvice(r.Manager, r.Ports))
+			}
 		case act.DryRun:
 			r.Outcome = WouldSignal
 			trace.Printf("reclaim: %d selected (%s); dry run", r.PID, r.Verdict)
@@ -134,25 +147,42 @@ func stopContainers(held []*Result, grace time.Duration) {
 }
 
 // stopAdvice says how a user stops the container m, which its engine
-// could not be asked about: by its name or id, or, where neither is
-// known (a port proxy), how to find it by the port it publishes.
+// could not be asked about: its own engine's command, by its name or id,
+// or, where neither is known (a helper of an engine that did not answer),
+// how to find it by the port it publishes; as its user, for a rootless
+// engine's container of another user.
 func stopAdvice(m *Manager, ports []Listener) string {
-	if cmd := m.StopCommand(); cmd != "" {
-		return cmd + " stops it"
+	advice := "its engine names it"
+	switch cmd := m.StopCommand(); {
+	case cmd != "":
+		advice = cmd + " stops it"
+	case m.Engine == engines.Docker && len(ports) > 0:
+		advice = fmt.Sprintf("docker ps --filter publish=%d names it", ports[0].Port)
+	case m.Engine == engines.Podman && len(ports) > 0:
+		advice = fmt.Sprintf("podman ps --format '{{.Names}} {{.Ports}}' names the one that publishes %d", ports[0].Port)
 	}
-	if len(ports) > 0 {
-		return fmt.Sprintf("docker ps --filter publish=%d names it", ports[0].Port)
+	if m.Rootless && m.UID != os.Getuid() {
+		advice += fmt.Sprintf(", run as uid %d", m.UID)
 	}
-	return "its engine names it"
+	return advice
 }
 
-// stopContainer stops m through its engine, when it can be asked.
-func stopContainer(m *Manager, grace time.Duration) error {
+// stoppable says why the container m cannot be stopped through its
+// engine; nil when it can be asked.
+func stoppable(m *Manager) error {
 	if m.Unreachable != nil {
 		return m.Unreachable
 	}
 	if m.ID == "" {
 		return errors.New("its engine named no container for it")
+	}
+	return nil
+}
+
+// stopContainer stops m through its engine, when it can be asked.
+func stopContainer(m *Manager, grace time.Duration) error {
+	if err := stoppable(m); err != nil {
+		return err
 	}
 	trace.Printf("reclaim: %s: stop through its engine at %s, grace %v", m, m.Socket, grace)
 	return engines.Stop(m, grace)

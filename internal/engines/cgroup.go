@@ -107,6 +107,22 @@ func splitLine(line string) (hier, path string, ok bool) {
 // containerOf finds the outermost container a cgroup path names: the one
 // the host's engine knows (a container may run an engine of its own).
 func containerOf(path string) (*Manager, string) {
+	m, group := containerIn(path)
+	if m != nil && m.Engine != Kubernetes {
+		// A container below a user's service manager is that user's
+		// own engine's: rootless Podman's libpod-ID.scope, rootless
+		// Docker's docker-ID.scope.
+		for _, c := range strings.Split(strings.TrimPrefix(group, "/"), "/") {
+			if uid, ok := userManager(c); ok {
+				m.Rootless, m.UID = true, uid
+			}
+		}
+	}
+	return m, group
+}
+
+// containerIn is containerOf without the rootless mark.
+func containerIn(path string) (*Manager, string) {
 	comps := strings.Split(path[1:], "/")
 	for i, c := range comps {
 		group := "/" + strings.Join(comps[:i+1], "/")

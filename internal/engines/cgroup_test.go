@@ -52,11 +52,11 @@ func TestParseCgroup(t *testing.T) {
 		"docker-v1":                   docker,
 		"docker-hybrid-shim-unit":     docker, // the container, not the shim's unit
 		"docker-in-docker":            docker, // the outermost: the host's engine knows it
-		"docker-rootless":             docker,
+		"docker-rootless":             {Kind: Container, Engine: Docker, ID: idA, Rootless: true, UID: 1000},
 		"podman-systemd":              podman,
 		"podman-conmon":               {Kind: Container, Engine: Podman, ID: idA, Proxy: true},
 		"podman-cgroupfs":             podman,
-		"podman-rootless":             podman,
+		"podman-rootless":             {Kind: Container, Engine: Podman, ID: idA, Rootless: true, UID: 1000},
 		"nerdctl-systemd":             containerd,
 		"containerd-default":          containerd,
 		"kubepods-cgroupfs":           kube,
@@ -142,7 +142,7 @@ func dump(m *Manager) string {
 		return "nil"
 	}
 	return strings.Join([]string{string(m.Kind), m.Engine, m.ID, m.Name, "user=" + strconv.FormatBool(m.User),
-		"uid=" + strconv.Itoa(m.UID), "proxy=" + strconv.FormatBool(m.Proxy)}, " ")
+		"uid=" + strconv.Itoa(m.UID), "rootless=" + strconv.FormatBool(m.Rootless), "proxy=" + strconv.FormatBool(m.Proxy)}, " ")
 }
 
 // cgroupLine writes a v2 line that names m as the forms of ParseCgroup do.
@@ -154,15 +154,23 @@ func cgroupLine(m *Manager) string {
 		}
 		return "0::/system.slice/" + m.Name
 	}
+	slice := "/machine.slice/"
+	if m.Rootless {
+		uid := strconv.Itoa(m.UID)
+		slice = "/user.slice/user-" + uid + ".slice/user@" + uid + ".service/user.slice/"
+	}
 	switch {
 	case m.Engine == Kubernetes:
 		return "0::/kubepods/burstable/pod1/" + m.ID
 	case m.Engine == Podman && m.Proxy:
-		return "0::/machine.slice/libpod-conmon-" + m.ID + ".scope"
+		return "0::" + slice + "libpod-conmon-" + m.ID + ".scope"
 	case m.Engine == Podman:
-		return "0::/machine.slice/libpod-" + m.ID + ".scope/container"
+		return "0::" + slice + "libpod-" + m.ID + ".scope/container"
 	case m.Engine == Containerd:
 		return "0::/system.slice/nerdctl-" + m.ID + ".scope"
+	}
+	if m.Rootless {
+		return "0::" + slice + "docker-" + m.ID + ".scope"
 	}
 	return "0::/system.slice/docker-" + m.ID + ".scope"
 }

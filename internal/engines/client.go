@@ -26,6 +26,13 @@ var ErrGone = errors.New("no such container")
 // more than its owner and the engine's group.
 var ErrUntrusted = errors.New("not trusted")
 
+// ErrNotVouched says that a process looks like an engine's helper or a
+// container's (its name, its monitor's name), but no engine that could
+// know it does: a name is anyone's to take, so it is not taken for a
+// container's, and not for a plain process's either (the engine may just
+// not be the one asked): it is not signalled.
+var ErrNotVouched = errors.New("no engine vouches for it")
+
 // ErrNotAsked says that the container's engine is not one this package
 // asks: a Kubernetes pod's (the kubelet restarts what its runtime stops)
 // or containerd's (it has no Docker Engine API).
@@ -65,17 +72,21 @@ type client struct {
 	socket string // as named: what errors say
 	path   string // resolved: what is dialled
 	owner  int    // the socket's owner
+	holder int    // the user whose process the engine is asked about, -1 for none (vouch)
 	api    string // "1.41": the version the engine answered
 }
 
 // dial checks the socket at path (vouch) and makes a client of it; no
-// connection is made until the first call.
-func dial(path string) (*client, error) {
-	resolved, owner, err := vouch(path)
+// connection is made until the first call. holder is the user whose
+// process the engine is asked about (-1 for none): root trusts that
+// user's own engine too.
+func dial(path string, holder int) (*client, error) {
+	holder = max(holder, 0)
+	resolved, owner, err := vouch(path, holder)
 	if err != nil {
 		return nil, err
 	}
-	return &client{socket: path, path: resolved, owner: owner}, nil
+	return &client{socket: path, path: resolved, owner: owner, holder: holder}, nil
 }
 
 // call makes one request of the API (its version prefix added once the

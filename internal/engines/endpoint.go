@@ -58,17 +58,35 @@ func podmanEndpoints(w where) []endpoint {
 	return eps
 }
 
+// userRuntime is where a user's own (rootless) engines listen: the
+// user's runtime directory, $XDG_RUNTIME_DIR. uid is -1 for none.
+type userRuntime struct {
+	uid int
+	dir string
+}
+
 // endpointsFor lists the sockets to ask about a container of engine, its
 // own engine's first, then the other's (Podman's socket is often linked
-// at Docker's place, and answers Docker's API), each path once.
-func endpointsFor(engine string, w where) []endpoint {
+// at Docker's place, and answers Docker's API), each path once. For a
+// process of a user's own engine (rt), that user's sockets are asked
+// first: $XDG_RUNTIME_DIR/podman/podman.sock, $XDG_RUNTIME_DIR/docker.sock.
+func endpointsFor(engine string, w where, rt userRuntime) []endpoint {
 	docker := []endpoint{dockerEndpoint(w)}
 	podman := podmanEndpoints(w)
 	var all []endpoint
+	if rt.uid > 0 && rt.dir != "" {
+		userDocker := endpoint{engine: Docker, path: filepath.Join(rt.dir, "docker.sock")}
+		userPodman := endpoint{engine: Podman, path: filepath.Join(rt.dir, "podman", "podman.sock")}
+		if engine == Podman {
+			all = append(all, userPodman, userDocker)
+		} else {
+			all = append(all, userDocker, userPodman)
+		}
+	}
 	if engine == Podman {
-		all = append(podman, docker...)
+		all = append(all, append(podman, docker...)...)
 	} else {
-		all = append(docker, podman...)
+		all = append(all, append(docker, podman...)...)
 	}
 	seen := map[string]bool{}
 	out := all[:0]

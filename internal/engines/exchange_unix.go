@@ -63,15 +63,15 @@ func (c *client) exchange(method, target string, deadline time.Time) (int, []byt
 	return parseAnswer(data)
 }
 
-// checkPeer refuses an engine that runs as neither root nor this user,
-// whoever owns the socket file.
+// checkPeer refuses an engine that runs as a user other than those
+// whose sockets are trusted (trustedOwner), whoever owns the socket file.
 func (c *client) checkPeer(fd int) error {
 	uid, err := peerUID(fd)
 	if err != nil {
 		return err
 	}
-	if uid >= 0 && uid != 0 && uid != os.Geteuid() {
-		return fmt.Errorf("the process listening at %s runs as uid %d, neither root nor this user: %w", c.path, uid, ErrUntrusted)
+	if uid >= 0 && !trustedOwner(uid, c.holder) {
+		return fmt.Errorf("the process listening at %s runs as uid %d, %s: %w", c.path, uid, whomTrusted(c.holder), ErrUntrusted)
 	}
 	return nil
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // listening lists the ports process pid serves: the listening TCP and
-// unconnected UDP sockets among its descriptors, read from its own
-// network namespace's tables (a proxy's is the host's, where it holds
-// the published ports).
+// unconnected UDP sockets among its descriptors, read from the tables of
+// every network namespace its threads are in. A helper's threads need
+// not share one: rootlessport's main thread sits in the container's
+// namespace while another holds the published ports in the host's.
 func listening(fs proc.FS, pid int) ([]held, error) {
 	dir := fs.Path(pid, "fd")
 	entries, err := os.ReadDir(dir)
@@ -32,30 +33,66 @@ func listening(fs proc.FS, pid int) ([]held, error) {
 			}
 		}
 	}
+	if len(inodes) == 0 {
+		return nil, nil
+	}
 	var out []held
-	for _, table := range []string{"tcp", "tcp6", "udp", "udp6"} {
-		data, err := os.ReadFile(fs.Path(pid, "net/"+table))
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
+	for _, where := range namespaceDirs(fs, pid) {
+		for _, table := range []string{"tcp", "tcp6", "udp", "udp6"} {
+			data, err := os.ReadFile(fs.Path(pid, where+"net/"+table))
+			if err != nil {
+				if os.IsNotExist(err) {
+					continue
+				}
+				return nil, err
 			}
-			return nil, err
-		}
-		socks, err := proc.ParseNetTable(data)
-		if err != nil {
-			return nil, err
-		}
-		proto, state := "tcp", uint8(proc.TCPListen)
-		if strings.HasPrefix(table, "udp") {
-			proto, state = "udp", proc.UDPUnconnected
-		}
-		for _, s := range socks {
-			if s.State == state && inodes[s.Inode] {
-				out = append(out, held{proto: proto, addr: s.Addr, port: int(s.Port)})
+			socks, err := proc.ParseNetTable(data)
+			if err != nil {
+				return nil, err
+			}
+			proto, state := "tcp", uint8(proc.TCPListen)
+			if strings.HasPrefix(table, "udp") {
+				proto, state = "udp", proc.UDPUnconnected
+			}
+			for _, s := range socks {
+				if s.State == state && inodes[s.Inode] {
+					out = append(out, held{proto: proto, addr: s.Addr, port: int(s.Port)})
+					delete(inodes, s.Inode)
+				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// namespaceDirs are the directories, relative to pid's, of one thread in
+// each network namespace pid's threads are in ("task/TID/"), the main
+// thread's first; just pid's own ("") where threads cannot be told
+// apart.
+func namespaceDirs(fs proc.FS, pid int) []string {
+	tasks, err := os.ReadDir(fs.Path(pid, "task"))
+	if err != nil {
+		return []string{""}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range tasks {
+		dir := "task/" + t.Name() + "/"
+		ns, err := os.Readlink(fs.Path(pid, dir+"ns/net"))
+		if err != nil || seen[ns] {
+			continue
+		}
+		seen[ns] = true
+		if t.Name() == strconv.Itoa(pid) {
+			out = append([]string{dir}, out...)
+		} else {
+			out = append(out, dir)
+		}
+	}
+	if len(out) == 0 {
+		return []string{""}
+	}
+	return out
 }
 
 // held is a port a process serves: a listening TCP socket, or a bound

@@ -1,24 +1,36 @@
 package engines
 
 import (
+	"strconv"
 	"strings"
 )
 
 // Manager is who runs a process when it is not its own: a container
 // engine or a service manager.
 type Manager struct {
-	Kind    Kind   `json:"kind"`                      // Container or Unit
-	Engine  string `json:"engine,omitempty"`          // "Docker", "Podman", "containerd" or "Kubernetes" (Container)
+	Kind    Kind   `json:"kind"`                      // Container, Unit or ProcessManager
+	Engine  string `json:"engine,omitempty"`          // "Docker", "Podman", "containerd" or "Kubernetes" (Container); "pm2" or "supervisord" (ProcessManager)
 	ID      string `json:"id,omitempty"`              // the container's full id (Container)
-	Name    string `json:"name,omitempty"`            // the container's name ("tb1"), or the unit's ("nginx.service")
+	Name    string `json:"name,omitempty"`            // the container's name ("tb1"), the unit's ("nginx.service"), or the program's as its process manager calls it
 	Image   string `json:"image,omitempty"`           // the container's image ("bb:1")
 	Project string `json:"compose_project,omitempty"` // com.docker.compose.project label, when set
 	Service string `json:"compose_service,omitempty"` // com.docker.compose.service label, when set
 	User    bool   `json:"user,omitempty"`            // a user's unit (under user@UID.service): systemctl --user
-	UID     int    `json:"uid,omitempty"`             // the user whose unit it is (User)
-	// Proxy says the process is the engine's port proxy for the container
-	// (docker-proxy, rootlessport, conmon's reservation), not in it.
-	Proxy bool `json:"proxy,omitempty"`
+	// Rootless says the container is a user's own engine's, run
+	// without root (rootless Podman, rootless Docker).
+	Rootless bool `json:"rootless,omitempty"`
+	// UID is the user whose unit it is (User), whose rootless engine
+	// runs the container (Rootless), or who runs the process manager.
+	UID int `json:"uid,omitempty"`
+	// Proxy says the process is one of the engine's helpers for the
+	// container (docker-proxy, rootlessport, slirp4netns, pasta,
+	// rootlesskit, conmon), not in it; Helper names the program.
+	Proxy  bool   `json:"proxy,omitempty"`
+	Helper string `json:"helper,omitempty"`
+	// Daemon is the PID of the process manager that runs the program
+	// (ProcessManager): its daemon, which starts the program again when
+	// it exits.
+	Daemon int `json:"daemon_pid,omitempty"`
 	// Socket is the engine's API socket the container was found through;
 	// "" when none could be asked.
 	Socket string `json:"engine_socket,omitempty"`
@@ -30,6 +42,10 @@ type Manager struct {
 
 	// api is the API version the engine at Socket answered ("1.41").
 	api string
+	// holder is the user whose process the engine at Socket was asked
+	// about, when root trusted that user's own engine (0 otherwise): a
+	// stop trusts the same socket.
+	holder int
 }
 
 // Kind says what sort of manager runs a process.
@@ -39,6 +55,10 @@ type Kind string
 const (
 	Container Kind = "container"
 	Unit      Kind = "unit"
+	// ProcessManager is a daemon that keeps programs running and starts
+	// them again when they exit (pm2, supervisord): the process is one
+	// of its programs.
+	ProcessManager Kind = "process-manager"
 )
 
 // The engines a container can be found under.
@@ -49,10 +69,18 @@ const (
 	Kubernetes = "Kubernetes"
 )
 
+// The process managers a program can be found under.
+const (
+	PM2         = "pm2"
+	Supervisord = "supervisord"
+)
+
 // String names the manager as a user reads it: "container tb1 (bb:1,
 // 8e3f1371fb44) via Docker", with ", compose app/db" when its labels name
-// a compose project; "unit nginx.service"; "user unit x.service". A
-// container whose engine was not asked is named by its short id.
+// a compose project and " (rootless, uid 1001)" after a user's own
+// engine; "unit nginx.service"; "user unit x.service"; "pm2 process api
+// (daemon 4242)". A container whose engine was not asked is named by its
+// short id.
 func (m *Manager) String() string {
 	if m == nil {
 		return "no manager"
@@ -63,6 +91,19 @@ func (m *Manager) String() string {
 			return "user unit " + m.Name
 		}
 		return "unit " + m.Name
+	case ProcessManager:
+		what := "process"
+		if m.Engine == Supervisord {
+			what = "program"
+		}
+		s := m.Engine + " " + what
+		if m.Name != "" {
+			s += " " + m.Name
+		}
+		if m.Daemon > 0 {
+			s += " (daemon " + strconv.Itoa(m.Daemon) + ")"
+		}
+		return s
 	case Container:
 	default:
 		return string(m.Kind) + " " + m.Name
@@ -90,6 +131,9 @@ func (m *Manager) String() string {
 	}
 	if m.Engine != "" {
 		b.WriteString(" via " + m.Engine)
+	}
+	if m.Rootless {
+		b.WriteString(" (rootless, uid " + strconv.Itoa(m.UID) + ")")
 	}
 	if m.Project != "" {
 		b.WriteString(", compose " + m.Project)
@@ -123,6 +167,17 @@ func (m *Manager) StopCommand() string {
 			return "systemctl --user stop " + shellQuote(m.Name)
 		}
 		return "systemctl stop " + shellQuote(m.Name)
+	case ProcessManager:
+		if m.Name == "" {
+			return ""
+		}
+		switch m.Engine {
+		case PM2:
+			return "pm2 stop " + shellQuote(m.Name)
+		case Supervisord:
+			return "supervisorctl stop " + shellQuote(m.Name)
+		}
+		return ""
 	case Container:
 	default:
 		return ""

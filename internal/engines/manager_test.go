@@ -83,7 +83,7 @@ func TestEndpoints(t *testing.T) {
 		{Docker, env("XDG_RUNTIME_DIR", "relative"), []string{"Docker /var/run/docker.sock", "Podman /run/podman/podman.sock"}},
 	}
 	for _, tt := range tests {
-		if got := paths(endpointsFor(tt.engine, tt.w)); !slices.Equal(got, tt.want) {
+		if got := paths(endpointsFor(tt.engine, tt.w, userRuntime{uid: -1})); !slices.Equal(got, tt.want) {
 			t.Errorf("endpointsFor(%s) = %q, want %q", tt.engine, got, tt.want)
 		}
 	}

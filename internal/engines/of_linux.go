@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tetherproc/tether/internal/proc"
@@ -63,13 +66,153 @@ func find(fs proc.FS, pid int, w where) *Manager {
 	}
 	argv, _ := fs.Cmdline(pid)
 	if p, err := ParseProxy(argv); p != nil {
+		if p.Engine == "" {
+			p.Engine = engineAbove(fs, pid)
+		}
 		return fromProxy(fs, pid, p, err, w)
 	}
 	if placed != nil && placed.Kind == Container {
 		// Podman's conmon scope, by another name than conmon's.
 		return fromProxy(fs, pid, &Proxy{Program: Conmon, Engine: Podman, ID: placed.ID}, nil, w)
 	}
+	// Where no cgroup names the container (cgroup v1, or no systemd: a
+	// rootless container gets no group of its own), the process that
+	// monitors it does: a container's processes descend from its conmon.
+	if m := fromAncestors(fs, pid, w); m != nil {
+		return m
+	}
 	return placed
+}
+
+// maxDepth bounds the ancestors looked at for a container's monitor or
+// a program's process manager: a container's process sits a few levels
+// below its conmon, a program one below its daemon.
+const maxDepth = 16
+
+// fromAncestors finds the container whose conmon pid descends from, or
+// the process manager that started it; nil for neither.
+func fromAncestors(fs proc.FS, pid int, w where) *Manager {
+	chain := []int{pid}
+	for cur := pid; len(chain) <= maxDepth; {
+		st, err := fs.Stat(cur)
+		if err != nil || st.PPID <= 1 {
+			return nil
+		}
+		parent := st.PPID
+		argv, _ := fs.Cmdline(parent)
+		if p, perr := ParseProxy(argv); p != nil && p.Program == Conmon {
+			if perr != nil {
+				return &Manager{Kind: Container, Engine: Podman, Unreachable: fmt.Errorf("process %d descends from conmon %d: %w", pid, parent, perr)}
+			}
+			return fromMonitor(fs, pid, chain, parent, p, w)
+		}
+		if len(chain) == 1 {
+			if m := programOf(fs, pid, parent, argv); m != nil {
+				return m
+			}
+		}
+		chain = append(chain, parent)
+		cur = parent
+	}
+	return nil
+}
+
+// engineAbove is the engine of the rootlesskit that a helper runs under
+// (rootless Docker's slirp4netns, say); "" for none.
+func engineAbove(fs proc.FS, pid int) string {
+	for cur, depth := pid, 0; depth < maxDepth; depth++ {
+		st, err := fs.Stat(cur)
+		if err != nil || st.PPID <= 1 {
+			return ""
+		}
+		argv, _ := fs.Cmdline(st.PPID)
+		if p, _ := ParseProxy(argv); p != nil && p.Program == RootlessKit {
+			return p.Engine
+		}
+		cur = st.PPID
+	}
+	return ""
+}
+
+// fromMonitor asks the engine about the container that conmon monitors,
+// for pid, a process below it (chain: pid, its parent, … up to the
+// conmon's child). The engine vouches for it: the container it names by
+// that id must run, and its first process must be on the chain. Without
+// an engine's word the container is still named (conmon's id and name),
+// with Unreachable saying why.
+func fromMonitor(fs proc.FS, pid int, chain []int, conmon int, p *Proxy, w where) *Manager {
+	m := &Manager{Kind: Container, Engine: Podman, ID: p.ID, Name: p.Name}
+	st, err := fs.Status(conmon)
+	if err != nil {
+		m.Unreachable = fmt.Errorf("conmon %d: %w", conmon, err)
+		return m
+	}
+	rootless(m, st.UID)
+	var why reasons
+	for _, ep := range endpointsFor(Podman, w, runtimeOf(fs, conmon, st.UID)) {
+		c, err := ask(ep, st.UID, ownedBy(st.UID, Conmon, conmon))
+		if err != nil {
+			why = append(why, err)
+			continue
+		}
+		info, err := c.inspect(p.ID)
+		if err == nil && !slices.Contains(chain, info.State.Pid) {
+			err = fmt.Errorf("engine at %s: container %s's first process is %d, not process %d or one of its ancestors below conmon %d: %w",
+				ep.path, ShortID(p.ID), info.State.Pid, pid, conmon, ErrNotVouched)
+		}
+		if err != nil {
+			if errors.Is(err, ErrGone) {
+				err = fmt.Errorf("engine at %s knows no container %s that conmon %d names: %w", ep.path, ShortID(p.ID), conmon, ErrNotVouched)
+			}
+			why = append(why, err)
+			continue
+		}
+		fillInspected(m, info)
+		m.Socket, m.api, m.holder = ep.path, c.api, c.holder
+		rootless(m, c.owner)
+		return m
+	}
+	m.Unreachable = unreachable(why)
+	return m
+}
+
+// rootless marks m as a user's own engine's when uid, who runs its
+// helper or engine, is not root.
+func rootless(m *Manager, uid int) {
+	if uid > 0 {
+		m.Rootless, m.UID = true, uid
+	}
+}
+
+// ownedBy is the check that an engine's socket is owned by the user who
+// runs program pid: anyone may name a program conmon or docker-proxy, but
+// not run it as another user, and an engine answers only for its own
+// user's containers.
+func ownedBy(uid int, program string, pid int) func(*client) error {
+	return func(c *client) error {
+		if c.owner != uid {
+			return fmt.Errorf("engine at %s is uid %d's, but %s %d runs as uid %d: %w", c.socket, c.owner, program, pid, uid, ErrUntrusted)
+		}
+		return nil
+	}
+}
+
+// runtimeOf is where the user uid's own engines listen, for process pid
+// of that user: its $XDG_RUNTIME_DIR, else /run/user/UID. Nothing for
+// root, whose engines listen where the system's do.
+func runtimeOf(fs proc.FS, pid, uid int) userRuntime {
+	if uid <= 0 {
+		return userRuntime{uid: -1}
+	}
+	rt := userRuntime{uid: uid, dir: "/run/user/" + strconv.Itoa(uid)}
+	if env, err := fs.Environ(pid); err == nil {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "XDG_RUNTIME_DIR="); ok && filepath.IsAbs(v) {
+				rt.dir = filepath.Clean(v)
+			}
+		}
+	}
+	return rt
 }
 
 // fromCgroup asks the engines for the container that pid's cgroup names,
@@ -79,8 +222,12 @@ func find(fs proc.FS, pid int, w where) *Manager {
 // a subtree of their own.
 func fromCgroup(fs proc.FS, pid int, m *Manager, group string, w where) *Manager {
 	var why reasons
-	for _, ep := range endpointsFor(m.Engine, w) {
-		c, err := ask(ep)
+	rt := userRuntime{uid: -1}
+	if m.Rootless {
+		rt = runtimeOf(fs, pid, m.UID)
+	}
+	for _, ep := range endpointsFor(m.Engine, w, rt) {
+		c, err := ask(ep, rt.uid)
 		if err != nil {
 			why = append(why, err)
 			continue
@@ -99,7 +246,8 @@ func fromCgroup(fs proc.FS, pid int, m *Manager, group string, w where) *Manager
 			continue
 		}
 		fillInspected(m, info)
-		m.Socket, m.api = ep.path, c.api
+		m.Socket, m.api, m.holder = ep.path, c.api, c.holder
+		rootless(m, c.owner)
 		return m
 	}
 	m.Unreachable = unreachable(why)
@@ -127,11 +275,15 @@ func sameGroup(fs proc.FS, pid int, m *Manager, group string, init int) error {
 	return nil
 }
 
-// fromProxy finds the container a port proxy serves. The proxy must run
-// as the user whose engine is asked (root, for a rootful engine): anyone
-// may name a program docker-proxy or conmon, but not run it as root.
+// fromProxy finds the container an engine's helper serves. The helper
+// must run as the user whose engine is asked (root, for a rootful
+// engine): anyone may name a program docker-proxy or conmon, but not run
+// it as another user. A helper whose engine knows no container for it is
+// not taken for another process on its name's word: it stays a helper,
+// with Unreachable saying that its engine did not vouch for it, and is
+// never signalled.
 func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
-	m := &Manager{Kind: Container, Engine: p.Engine, Proxy: true, ID: p.ID, Name: p.Name}
+	m := &Manager{Kind: Container, Engine: p.Engine, Proxy: true, Helper: p.Program, ID: p.ID, Name: p.Name}
 	if perr != nil {
 		m.Unreachable = perr
 		return m
@@ -141,8 +293,20 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 		m.Unreachable = fmt.Errorf("%s %d: %w", p.Program, pid, err)
 		return m
 	}
+	if p.Rootless {
+		rootless(m, st.UID)
+	}
+	if p.Engine == "" {
+		m.Unreachable = fmt.Errorf("%s %d: no engine's helper that tether knows (neither Podman's, whose API socket names its container, nor under rootlesskit): %w", p.Program, pid, ErrNotVouched)
+		return m
+	}
+	if p.Engine == Containerd {
+		m.Unreachable = fmt.Errorf("%s %d is rootless containerd's, which has no Docker Engine API: %w", p.Program, pid, ErrNotAsked)
+		return m
+	}
 	var ports []held
-	if p.Program == RootlessPort {
+	if p.ID == "" && p.Program != DockerProxy {
+		// Known by the ports it serves, which the engine publishes.
 		if ports, err = listening(fs, pid); err != nil || len(ports) == 0 {
 			if err == nil {
 				err = errors.New("it holds no listening socket")
@@ -151,14 +315,10 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 			return m
 		}
 	}
+	rt := runtimeOf(fs, pid, st.UID)
 	var why reasons
-	for _, ep := range endpointsFor(p.Engine, w) {
-		c, err := ask(ep, func(c *client) error {
-			if c.owner != st.UID {
-				return fmt.Errorf("engine at %s is uid %d's, but %s %d runs as uid %d: %w", ep.path, c.owner, p.Program, pid, st.UID, ErrUntrusted)
-			}
-			return nil
-		})
+	for _, ep := range endpointsFor(p.Engine, w, rt) {
+		c, err := ask(ep, rt.uid, ownedBy(st.UID, p.Program, pid))
 		if err == nil {
 			err = c.proxied(m, p, ports)
 		}
@@ -166,23 +326,37 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 			why = append(why, err)
 			continue
 		}
-		m.Socket, m.api = ep.path, c.api
+		m.Socket, m.api, m.holder = ep.path, c.api, c.holder
+		rootless(m, c.owner)
 		return m
 	}
 	m.Unreachable = unreachable(why)
+	if m.ID == "" && (p.Program == RootlessPort || p.Program == Pasta) {
+		// No engine to ask: the conmon of the container whose network
+		// the helper serves still names it.
+		if c := monitorOf(fs, pid, p, st.UID); c != nil {
+			m.ID, m.Name = c.ID, c.Name
+		}
+	}
 	return m
 }
 
-// proxied fills m in with the container the engine at c says proxy p
-// serves: conmon's by its id, the others' by the ports it publishes.
+// proxied fills m in with the container the engine at c says helper p
+// serves: conmon's and slirp4netns's by their id, the others' by the
+// ports they publish (docker-proxy's by its flags, the others' by their
+// listening sockets). When the engine knows no such container, the
+// error wraps ErrNotVouched.
 func (c *client) proxied(m *Manager, p *Proxy, ports []held) error {
-	if p.Program == Conmon {
+	if p.ID != "" {
 		info, err := c.inspect(p.ID)
 		if errors.Is(err, ErrGone) {
-			return fmt.Errorf("engine at %s: container %s: %w", c.socket, ShortID(p.ID), ErrGone)
+			return fmt.Errorf("engine at %s knows no container %s that %s names: %w", c.socket, ShortID(p.ID), p.Program, ErrNotVouched)
 		}
 		if err != nil {
 			return err
+		}
+		if !info.State.Running {
+			return fmt.Errorf("engine at %s: container %s that %s names does not run: %w", c.socket, ShortID(p.ID), p.Program, ErrNotVouched)
 		}
 		fillInspected(m, info)
 		return nil
@@ -206,11 +380,11 @@ func (c *client) proxied(m *Manager, p *Proxy, ports []held) error {
 
 // ask checks an endpoint's socket, and whatever else the caller checks
 // of it before a call is made, then asks its engine for its version.
-func ask(ep endpoint, checks ...func(*client) error) (*client, error) {
+func ask(ep endpoint, holder int, checks ...func(*client) error) (*client, error) {
 	if ep.err != nil {
 		return nil, ep.err
 	}
-	c, err := dial(ep.path)
+	c, err := dial(ep.path, holder)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func TestOfDockerProxy(t *testing.T) {
 	pid := proxyHelper(t, DockerProxy, "-proto", "tcp", "-host-ip", "127.0.0.1", "-host-port", "15432", "-container-ip", "172.18.0.3", "-container-port", "5432")
 	m := find(proc.Host(), pid, w)
 	want := Manager{Kind: Container, Engine: Docker, ID: idA, Name: "db", Image: "postgres:16", Project: "app", Service: "db",
-		Proxy: true, Socket: e.path, api: "1.41"}
+		Proxy: true, Helper: DockerProxy, Socket: e.path, api: "1.41"}
 	if m == nil || *m != want {
 		t.Fatalf("Of(docker-proxy) = %+v, want %+v", m, want)
 	}
@@ -102,7 +102,7 @@ func TestOfConmon(t *testing.T) {
 	w.podmanSocket = e.path
 	pid := proxyHelper(t, Conmon, "--api-version", "1", "-c", idB, "-u", idB, "-r", "/usr/bin/runc", "-n", "cache", "--exit-dir", "/run/libpod/exits")
 	m := find(proc.Host(), pid, w)
-	want := Manager{Kind: Container, Engine: Podman, ID: idB, Name: "cache", Image: "docker.io/library/redis:7", Proxy: true, Socket: e.path, api: "1.41"}
+	want := Manager{Kind: Container, Engine: Podman, ID: idB, Name: "cache", Image: "docker.io/library/redis:7", Proxy: true, Helper: Conmon, Socket: e.path, api: "1.41"}
 	if m == nil || *m != want {
 		t.Fatalf("Of(conmon) = %+v, want %+v", m, want)
 	}
@@ -422,7 +422,7 @@ func TestRealEngine(t *testing.T) {
 	if ep.err != nil {
 		t.Skipf("no local Docker: %v", ep.err)
 	}
-	c, err := ask(ep)
+	c, err := ask(ep, -1)
 	if err != nil {
 		t.Skipf("no Docker engine answers at %s: %v", ep.path, err)
 	}

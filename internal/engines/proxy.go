@@ -8,17 +8,30 @@ import (
 	"strings"
 )
 
-// The programs that hold a port for a container from outside it.
+// The programs that hold a port for a container from outside it: an
+// engine's helpers, which run beside the container, never in it.
 const (
 	DockerProxy  = "docker-proxy" // Docker's userland proxy, one per published port
 	Conmon       = "conmon"       // Podman's container monitor, which holds a rootful container's published ports
-	RootlessPort = "rootlessport" // rootless Podman's port forwarder
+	RootlessPort = "rootlessport" // rootless Podman's port forwarder (Podman 4's default)
+	Slirp4netns  = "slirp4netns"  // user-mode networking; rootless Podman's port handler with port_handler=slirp4netns
+	Pasta        = "pasta"        // user-mode networking and port forwarder: rootless Podman 5's default
+	RootlessKit  = "rootlesskit"  // rootless Docker's (and containerd's) namespace keeper, whose builtin port driver listens on the host
 )
 
-// Proxy is what a container engine's port proxy says on its command line.
+// Proxy is what a container engine's helper says on its command line.
 type Proxy struct {
-	Program string // DockerProxy, Conmon or RootlessPort
-	Engine  string // Docker (docker-proxy) or Podman
+	Program string // DockerProxy, Conmon, RootlessPort, Slirp4netns, Pasta or RootlessKit
+	// Engine is Docker (docker-proxy, rootlesskit of dockerd-rootless.sh),
+	// Podman (conmon, rootlessport, pasta, slirp4netns of a Podman
+	// container) or containerd (rootlesskit of containerd-rootless.sh);
+	// "" when the command line does not say (a slirp4netns or rootlesskit
+	// started otherwise).
+	Engine string
+	// Rootless says the helper belongs to a user's own engine, run
+	// without root: rootlessport, slirp4netns, pasta and rootlesskit
+	// exist for nothing else.
+	Rootless bool
 
 	// docker-proxy's flags: the published port and where it leads.
 	Proto         string // "tcp", "udp" or "sctp"
@@ -27,9 +40,15 @@ type Proxy struct {
 	ContainerIP   string
 	ContainerPort int
 
-	// conmon's: the container it monitors.
-	ID   string // -c, --cid
-	Name string // -n, --name
+	// conmon's: the container it monitors (-c, --cid; -n, --name);
+	// slirp4netns's of a Podman container: the id in its API socket's
+	// name (--api-socket …/ID.net).
+	ID   string
+	Name string
+
+	// Netns is the network namespace pasta serves (--netns PATH): the
+	// container's, as its engine names it (SandboxKey).
+	Netns string
 }
 
 // ParseProxy reads a command line (/proc/PID/cmdline, split at its NULs)
@@ -58,9 +77,69 @@ func ParseProxy(argv []string) (*Proxy, error) {
 			p = &Proxy{Program: Conmon, Engine: Podman}
 		}
 	case RootlessPort:
-		p = &Proxy{Program: RootlessPort, Engine: Podman}
+		p = &Proxy{Program: RootlessPort, Engine: Podman, Rootless: true}
+	case Slirp4netns:
+		p = parseSlirp4netns(argv[1:])
+	case Pasta:
+		p = &Proxy{Program: Pasta, Engine: Podman, Rootless: true, Netns: longOption(argv[1:], "netns")}
+	case RootlessKit:
+		p = parseRootlessKit(argv[1:])
 	}
 	return p, err
+}
+
+// slirp4netns is Podman's port handler when the container's network is
+// slirp4netns:port_handler=slirp4netns; Podman names its API socket
+// after the container, $XDG_RUNTIME_DIR/libpod/tmp/ID.net (or
+// …/slirp4netns-ID.sock on older versions). Without such a name it is
+// someone else's (rootlesskit's, for rootless Docker's slirp4netns port
+// driver): its engine is then for its ancestors to say.
+func parseSlirp4netns(args []string) *Proxy {
+	p := &Proxy{Program: Slirp4netns, Rootless: true}
+	sock := option(args, "a", "api-socket", func(v string) bool { return v != "" })
+	base := path.Base(sock)
+	for _, name := range []string{strings.TrimSuffix(base, ".net"), strings.TrimSuffix(strings.TrimPrefix(base, "slirp4netns-"), ".sock")} {
+		if name != base && isID(name) {
+			p.Engine, p.ID = Podman, name
+			break
+		}
+	}
+	return p
+}
+
+// rootlesskit runs the engine's launcher as its child command, its
+// first argument that is not an option: dockerd-rootless.sh (or dockerd)
+// for Docker, containerd-rootless.sh for containerd. With its builtin
+// port driver (the default) it is rootlesskit itself that listens on
+// the host for every published port.
+func parseRootlessKit(args []string) *Proxy {
+	p := &Proxy{Program: RootlessKit, Rootless: true}
+	for _, a := range args {
+		switch path.Base(a) {
+		case "dockerd-rootless.sh", "dockerd":
+			p.Engine = Docker
+			return p
+		case "containerd-rootless.sh", "containerd":
+			p.Engine = Containerd
+			return p
+		}
+	}
+	return p
+}
+
+// longOption is the value of a GNU-style --name VALUE or --name=VALUE.
+func longOption(args []string, name string) string {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return ""
+		case a == "--"+name && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, "--"+name+"="):
+			return a[len("--"+name+"="):]
+		}
+	}
+	return ""
 }
 
 // docker-proxy parses its flags with Go's flag package: "-name value",
@@ -225,6 +304,27 @@ func (p *Proxy) Args() []string {
 		return args
 	case RootlessPort:
 		return []string{RootlessPort}
+	case Slirp4netns:
+		args := []string{Slirp4netns, "--configure", "--mtu=65520"}
+		if p.ID != "" {
+			args = append(args, "--api-socket", "/run/user/1000/libpod/tmp/"+p.ID+".net")
+		}
+		return append(args, "4242", "tap0")
+	case Pasta:
+		args := []string{Pasta, "--config-net", "-t", "8080-8080:80-80"}
+		if p.Netns != "" {
+			args = append(args, "--netns", p.Netns)
+		}
+		return args
+	case RootlessKit:
+		args := []string{RootlessKit, "--net=slirp4netns", "--port-driver=builtin"}
+		switch p.Engine {
+		case Docker:
+			args = append(args, "dockerd-rootless.sh")
+		case Containerd:
+			args = append(args, "containerd-rootless.sh")
+		}
+		return args
 	}
 	return nil
 }

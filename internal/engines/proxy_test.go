@@ -30,7 +30,7 @@ func TestParseProxy(t *testing.T) {
 		"docker-proxy-no-host-ip.args":   {Program: DockerProxy, Engine: Docker, Proto: "tcp", HostPort: 8080, ContainerIP: "172.17.0.2", ContainerPort: 80},
 		"conmon-podman-4.args":           {Program: Conmon, Engine: Podman, ID: idA, Name: "tb1"},
 		"conmon-cid-equals.args":         {Program: Conmon, Engine: Podman, ID: idA, Name: "db"},
-		"rootlessport.args":              {Program: RootlessPort, Engine: Podman},
+		"rootlessport.args":              {Program: RootlessPort, Engine: Podman, Rootless: true},
 		"not-a-proxy.args":               nil,
 		"empty.args":                     nil,
 	}

@@ -35,7 +35,7 @@ func Stop(m *Manager, grace time.Duration) error {
 		}
 		return &Error{Op: op, Err: err}
 	}
-	c, err := dial(m.Socket)
+	c, err := dial(m.Socket, m.holder)
 	if err != nil {
 		return &Error{Socket: m.Socket, Op: op, Err: err}
 	}

@@ -173,7 +173,7 @@ func TestStopUntrustedSocket(t *testing.T) {
 func TestFixtureAnswers(t *testing.T) {
 	const id = "25ca90ac4453fcba261811d9aefe2f5dc49a653cc0fc6cd1d3008360d6c349ab"
 	e := newFakeEngine(t, "fixtures", &fakeContainer{ID: id, Name: "tb1", fixture: "testdata/api/docker-20.10-inspect.json"})
-	c, err := dial(e.path)
+	c, err := dial(e.path, -1)
 	if err != nil {
 		t.Fatal(err)
 	}

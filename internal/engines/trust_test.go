@@ -89,7 +89,7 @@ func TestVouch(t *testing.T) {
 		good["group docker"] = mk("docker.sock", 0o660, 0, gid)
 	}
 	for name, p := range good {
-		resolved, owner, err := vouch(p)
+		resolved, owner, err := vouch(p, -1)
 		if err != nil || owner != 0 {
 			t.Errorf("%s: vouch(%s) = %q, %d, %v; want it trusted", name, p, resolved, owner, err)
 			continue
@@ -111,12 +111,12 @@ func TestVouch(t *testing.T) {
 		"relative":     {"run/docker.sock", "not absolute"},
 	}
 	for name, tt := range bad {
-		_, _, err := vouch(tt.path)
+		_, _, err := vouch(tt.path, -1)
 		if !errors.Is(err, ErrUntrusted) && name != "a loop" || err == nil || !strings.Contains(err.Error(), tt.says) {
 			t.Errorf("%s: vouch(%s) = %v; want it refused, saying %q", name, tt.path, err, tt.says)
 		}
 	}
-	if _, _, err := vouch(filepath.Join(dir, "missing.sock")); !errors.Is(err, os.ErrNotExist) {
+	if _, _, err := vouch(filepath.Join(dir, "missing.sock"), -1); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("vouch of a missing socket = %v, want ErrNotExist", err)
 	}
 }

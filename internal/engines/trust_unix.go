@@ -21,6 +21,13 @@ const maxLinks = 40
 // may trust, and returns the path with every symbolic link resolved (the
 // path to dial, so that no link is read twice) and the socket's owner.
 //
+// holder is the user whose process the engine is asked about, or -1: for
+// root, a socket of that user's is trusted as root's own would be (the
+// engine of a user's rootless container is that user's), its group
+// writable when the group is one of the user's own or subordinate ones
+// (rootless Docker's socket has the group docker of its user namespace,
+// which the host sees as a subordinate gid).
+//
 // Every symbolic link on the way, in the directories as in the last
 // component (/var/run is one on most systems; Docker Desktop links
 // /var/run/docker.sock into the user's home), is followed only when it is
@@ -31,8 +38,8 @@ const maxLinks = 40
 // docker's (or, for a socket of this user's, a group of this user's): the
 // engine's own socket is made so, and a socket that another user made,
 // or that others may reach, is not taken for it.
-func vouch(path string) (resolved string, owner int, err error) {
-	done, err := resolve(path)
+func vouch(path string, holder int) (resolved string, owner int, err error) {
+	done, err := resolve(path, holder)
 	if err != nil {
 		return "", 0, err
 	}
@@ -49,27 +56,55 @@ func vouch(path string) (resolved string, owner int, err error) {
 	if done != path {
 		where = path + " (" + done + ")"
 	}
-	if uid != 0 && uid != euid {
-		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: neither root nor this user: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
+	if !trustedOwner(uid, holder) {
+		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: %s: %w", where, uid, gid, lsMode(fi.Mode()), whomTrusted(holder), ErrUntrusted)
 	}
 	perm := fi.Mode().Perm()
 	if perm&0o002 != 0 {
 		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: every user may write to it: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
 	}
-	if perm&0o020 != 0 && !trustedGroup(gid, uid == euid) {
+	if perm&0o020 != 0 && !trustedGroup(gid, uid == euid, ownerIfHolder(uid, holder)) {
 		return "", 0, fmt.Errorf("socket %s is owned by uid %d, group %d, mode %s: its group may write to it and is neither root's nor docker's: %w", where, uid, gid, lsMode(fi.Mode()), ErrUntrusted)
 	}
 	return done, uid, nil
 }
 
+// trustedOwner reports whether a socket or link owned by uid may lead
+// to an engine asked about a process of holder (-1 for none): root's,
+// this user's, and for root the holder's.
+func trustedOwner(uid, holder int) bool {
+	return uid == 0 || uid == os.Geteuid() || holderOwns(uid, holder)
+}
+
+// holderOwns reports whether uid is the holder's, whose own engine root
+// may ask.
+func holderOwns(uid, holder int) bool {
+	return holder > 0 && uid == holder && os.Geteuid() == 0
+}
+
+// ownerIfHolder is uid when it is the holder's (holderOwns), else 0.
+func ownerIfHolder(uid, holder int) int {
+	if holderOwns(uid, holder) {
+		return uid
+	}
+	return 0
+}
+
+// whomTrusted says whose sockets are trusted, for an error.
+func whomTrusted(holder int) string {
+	if holder > 0 && os.Geteuid() == 0 {
+		return fmt.Sprintf("neither root's nor uid %d's, whose process it is asked about", holder)
+	}
+	return "neither root nor this user"
+}
+
 // resolve follows path's symbolic links one component at a time, each
-// only when it is owned by root or this user, and returns where it
-// leads.
-func resolve(path string) (string, error) {
+// only when it is owned by a trusted user (trustedOwner), and returns
+// where it leads.
+func resolve(path string, holder int) (string, error) {
 	if !filepath.IsAbs(path) {
 		return "", fmt.Errorf("socket %s: the path is not absolute: %w", path, ErrUntrusted)
 	}
-	euid := os.Geteuid()
 	done := "/"
 	rest := strings.Split(path, "/")
 	links := 0
@@ -92,8 +127,8 @@ func resolve(path string) (string, error) {
 			done = next
 			continue
 		}
-		if uid, _ := ownerOf(fi); uid != 0 && uid != euid {
-			return "", fmt.Errorf("socket %s: symbolic link %s is owned by uid %d, neither root nor this user: %w", path, next, uid, ErrUntrusted)
+		if uid, _ := ownerOf(fi); !trustedOwner(uid, holder) {
+			return "", fmt.Errorf("socket %s: symbolic link %s is owned by uid %d, %s: %w", path, next, uid, whomTrusted(holder), ErrUntrusted)
 		}
 		if links++; links > maxLinks {
 			return "", fmt.Errorf("socket %s: more than %d symbolic links", path, maxLinks)
@@ -139,9 +174,10 @@ func ownerOf(fi fs.FileInfo) (uid, gid int) {
 }
 
 // trustedGroup reports whether group gid may write to an engine's
-// socket: root's group, the group named docker, or, for a socket of this
-// user's own, one of this user's groups.
-func trustedGroup(gid int, own bool) bool {
+// socket: root's group, the group named docker, for a socket of this
+// user's own one of this user's groups, and for a socket of the holder's
+// (holderOwns) the holder's own group or one of its subordinate groups.
+func trustedGroup(gid int, own bool, holder int) bool {
 	if gid == 0 {
 		return true
 	}
@@ -154,6 +190,50 @@ func trustedGroup(gid int, own bool) bool {
 		}
 		groups, _ := os.Getgroups()
 		return slices.Contains(groups, gid)
+	}
+	if holder > 0 {
+		name, primary, ok := passwdEntry("/etc/passwd", holder)
+		return ok && (gid == primary || subordinate("/etc/subgid", name, holder, gid))
+	}
+	return false
+}
+
+// passwdEntry is the name and primary group of uid in the password file
+// at path.
+func passwdEntry(path string, uid int) (string, int, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) >= 4 && f[2] == strconv.Itoa(uid) {
+			if gid, err := strconv.Atoi(f[3]); err == nil && gid >= 0 {
+				return f[0], gid, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// subordinate reports whether id is in one of the ranges that the
+// subordinate id file at path (/etc/subgid: "NAME:FIRST:COUNT", NAME
+// also a uid) gives the user name (uid).
+func subordinate(path, name string, uid, id int) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(strings.TrimSpace(line), ":")
+		if len(f) != 3 || (f[0] != name && f[0] != strconv.Itoa(uid)) {
+			continue
+		}
+		first, err1 := strconv.Atoi(f[1])
+		count, err2 := strconv.Atoi(f[2])
+		if err1 == nil && err2 == nil && first >= 0 && count > 0 && id >= first && id-first < count {
+			return true
+		}
 	}
 	return false
 }

@@ -1,0 +1,94 @@
+package engines
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+// monitorOf finds, without asking an engine, the conmon of the
+// container whose network namespace helper pid serves (rootlessport's
+// main thread is in it; pasta's --netns names it), among the processes
+// of uid: conmon's command line names the container, so that a user can
+// be told which one to stop. It reads every process's command line, and
+// is used only when no engine answered. nil for none found.
+func monitorOf(fs proc.FS, pid int, p *Proxy, uid int) *Proxy {
+	target := netnsInode(fs.Path(pid, "ns/net"))
+	if p.Program == Pasta {
+		if p.Netns == "" || !filepath.IsAbs(p.Netns) {
+			return nil
+		}
+		target = netnsInode(p.Netns)
+	}
+	if target == 0 {
+		return nil
+	}
+	entries, err := os.ReadDir(fs.Root())
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		mon, err := strconv.Atoi(e.Name())
+		if err != nil || mon <= 1 || mon == pid {
+			continue
+		}
+		argv, err := fs.Cmdline(mon)
+		if err != nil || len(argv) == 0 || filepath.Base(argv[0]) != Conmon {
+			continue
+		}
+		c, err := ParseProxy(argv)
+		if err != nil || c == nil || c.Program != Conmon {
+			continue
+		}
+		if st, err := fs.Status(mon); err != nil || st.UID != uid {
+			continue
+		}
+		data, err := os.ReadFile(fs.Path(mon, "task/"+e.Name()+"/children"))
+		if err != nil {
+			continue
+		}
+		for _, kid := range splitPIDs(data) {
+			if netnsInode(fs.Path(kid, "ns/net")) == target {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// netnsInode is the inode of a network namespace file (/proc/PID/ns/net,
+// or a bind mount of one such as Podman's netns files); 0 when it cannot
+// be read.
+func netnsInode(path string) uint64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}
+
+// splitPIDs reads a children list: PIDs, each followed by a space.
+func splitPIDs(data []byte) []int {
+	var out []int
+	n, in := 0, false
+	for _, c := range data {
+		if c >= '0' && c <= '9' {
+			n, in = n*10+int(c-'0'), true
+			continue
+		}
+		if in {
+			out = append(out, n)
+		}
+		n, in = 0, false
+	}
+	if in {
+		out = append(out, n)
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package reclaim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tetherproc/tether/internal/engines"
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/sockets"
+	"github.com/tetherproc/tether/internal/trace"
+)
+
+// Retaker is a process that took a port again after a reclaim freed it:
+// a new holder, started by what restarts the one that was ended (a shell
+// loop, nodemon, a process manager). Ending it would free the port for a
+// moment again; what stops it for good is its starter, which tether
+// names and does not signal.
+type Retaker struct {
+	PID     int      `json:"pid"`
+	Command []string `json:"command,omitempty"`
+	// After is how long after the port was seen free it was taken again.
+	After time.Duration `json:"after_ns"`
+	// Parent is the process that started it, and its command line.
+	Parent        int      `json:"parent_pid,omitempty"`
+	ParentCommand []string `json:"parent_command,omitempty"`
+	// Manager is who runs it when a container engine, a service manager
+	// or a process manager does (then its command stops it for good).
+	Manager *Manager `json:"manager,omitempty"`
+}
+
+// settleStep is how often a freed port is looked at again.
+const settleStep = 20 * time.Millisecond
+
+// settle watches the ports that the reclaim freed for window: a port
+// that a process takes again (a restart loop, a process manager, a
+// restart policy) is held after all, and its new holders are named, each
+// with what started it. Watching costs one socket-table dump a step;
+// holders are looked up only for a port taken again.
+func settle(states []PortState, freed []uint16, window time.Duration) {
+	if window <= 0 || len(freed) == 0 {
+		return
+	}
+	byPort := map[uint16]*PortState{}
+	for i := range states {
+		byPort[states[i].Port] = &states[i]
+	}
+	watch := freed
+	start := time.Now()
+	for len(watch) > 0 && time.Since(start) < window {
+		time.Sleep(settleStep)
+		ls, err := sockets.Listeners(watch...)
+		if err != nil {
+			trace.Printf("settle: %v", err)
+			return
+		}
+		if len(ls) == 0 {
+			continue
+		}
+		after := time.Since(start)
+		taken := map[uint16]bool{}
+		for _, l := range ls {
+			taken[l.Port] = true
+		}
+		hs, err := sockets.Holders(ls)
+		if err != nil {
+			trace.Printf("settle: holders: %v", err)
+		}
+		for port := range taken {
+			st := byPort[port]
+			st.Free = false
+			seen := map[int]bool{}
+			for _, h := range hs {
+				if h.Listener.Port != port || seen[h.PID] {
+					continue
+				}
+				seen[h.PID] = true
+				st.Holders = append(st.Holders, h.PID)
+				st.Again = append(st.Again, retakerOf(h.PID, after))
+			}
+			if len(st.Again) == 0 {
+				for _, l := range ls {
+					if l.Port == port {
+						st.Hidden = append(st.Hidden, l.UID)
+						break
+					}
+				}
+			}
+			trace.Printf("settle: port %d taken again after %v by %v", port, after, st.Holders)
+		}
+		var still []uint16
+		for _, p := range watch {
+			if !taken[p] {
+				still = append(still, p)
+			}
+		}
+		watch = still
+	}
+}
+
+// retakerOf describes the new holder pid and what started it.
+func retakerOf(pid int, after time.Duration) Retaker {
+	fs := proc.Host()
+	r := Retaker{PID: pid, After: after}
+	r.Command, _ = fs.Cmdline(pid)
+	if st, err := fs.Stat(pid); err == nil {
+		r.Parent = st.PPID
+		if st.PPID > 0 {
+			r.ParentCommand, _ = fs.Cmdline(st.PPID)
+		}
+	}
+	r.Manager = engines.Of(pid)
+	return r
+}
+
+// String says who took the port again and who started it: "PID 4321
+// (./server) took it again 120ms after it was freed, started by PID 4300
+// (sh -c while :; do ./server; done): it restarts what is ended".
+func (r Retaker) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "PID %d (%s) took it again %v after it was freed", r.PID, commandText(r.Command), r.After.Round(time.Millisecond))
+	switch m := r.Manager; {
+	case m != nil && m.Kind != engines.Container:
+		fmt.Fprintf(&b, ", run by %s", m)
+		if cmd := m.StopCommand(); cmd != "" {
+			fmt.Fprintf(&b, ": %s stops it", cmd)
+		}
+	case m != nil:
+		fmt.Fprintf(&b, ", %s", m)
+	case r.Parent > 1:
+		fmt.Fprintf(&b, ", started by PID %d (%s), which starts it again when it ends: end that to free the port", r.Parent, commandText(r.ParentCommand))
+	case r.Parent == 1:
+		b.WriteString(", started by PID 1 (an init, or a daemon that detached)")
+	}
+	return b.String()
+}
+
+// commandText is a command line on one line, or "?" for none.
+func commandText(argv []string) string {
+	s := strings.TrimRight(strings.Join(argv, " "), " ")
+	if s == "" {
+		return "?"
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
