@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/internal/users"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -38,22 +41,33 @@ func runPS(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	procs, err := reclaim.List(f)
+	l, err := reclaim.List(f)
 	if err != nil {
 		return failf("tether ps: %v", err)
 	}
 	now := time.Now()
-	entries := make([]psEntry, len(procs))
-	for i, p := range procs {
+	entries := make([]psEntry, len(l.Processes))
+	for i, p := range l.Processes {
 		entries[i] = psEntry{Process: p}
 		if at, err := p.Started(); err == nil {
 			entries[i].AgeSeconds = int64(now.Sub(at) / time.Second)
 		}
 	}
+	others := make([]psOther, len(l.Others))
+	for i, o := range l.Others {
+		others[i] = psOther{OtherHolder: o, Why: otherText(o)}
+	}
 	if c.Bool("json") {
-		err = writeJSON(c.App.Writer, entries)
+		rows := make([]any, 0, len(entries)+len(others))
+		for _, e := range entries {
+			rows = append(rows, e)
+		}
+		for _, o := range others {
+			rows = append(rows, o)
+		}
+		err = writeJSON(c.App.Writer, rows)
 	} else {
-		err = writePS(c.App.Writer, entries)
+		err = writePS(c.App.Writer, entries, others)
 	}
 	if err != nil {
 		return failf("tether ps: write: %v", err)
@@ -61,7 +75,43 @@ func runPS(c *cli.Context) error {
 	return nil
 }
 
-func writePS(w io.Writer, entries []psEntry) error {
+// psOther is a row of tether ps --json --port for a holder the listing
+// leaves out: its port, PID (0 when out of sight), uid, the kind of
+// reason (left_out) and the words.
+type psOther struct {
+	reclaim.OtherHolder
+	Why string `json:"why"`
+}
+
+// MarshalJSON names the reason left_out, beside the rows of the
+// processes listed, whose reason field is their verdict's.
+func (o psOther) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Port    uint16 `json:"port"`
+		PID     int    `json:"pid,omitempty"`
+		UID     int    `json:"uid"`
+		LeftOut string `json:"left_out"`
+		Why     string `json:"why"`
+	}{o.Port, o.PID, o.UID, string(o.Reason), o.Why})
+}
+
+// otherText says who holds a port that the listing leaves out, and
+// what would show it: "held by uid 1001 (ci): --any-user to see it".
+func otherText(o reclaim.OtherHolder) string {
+	who := "uid " + strconv.Itoa(o.UID)
+	if name, _, ok := users.Lookup(o.UID); ok {
+		who += " (" + sanitize(name) + ")"
+	}
+	if o.Reason == reclaim.OutOfSight {
+		if os.Geteuid() == 0 {
+			return "held by a process of " + who + ", out of sight of this /proc"
+		}
+		return "held by a process of " + who + ", out of sight: run as root to see it"
+	}
+	return fmt.Sprintf("held by PID %d of %s: --any-user to see it", o.PID, who)
+}
+
+func writePS(w io.Writer, entries []psEntry, others []psOther) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PID\tPPID\tPGID\tNAME\tSTATE\tSUPERVISOR\tAGE\tPORTS\tCOMMAND")
 	for _, e := range entries {
@@ -80,7 +130,15 @@ func writePS(w io.Writer, entries []psEntry) error {
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.PID, e.PPID, e.PGID, displayName(e.Process),
 			e.Verdict, sup, age(time.Duration(e.AgeSeconds)*time.Second), ports, withManager(e.Process, commandLine(e.Report)))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, o := range others {
+		if _, err := fmt.Fprintf(w, "port %d: %s\n", o.Port, o.Why); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // age is short, as ps shows it: 42s, 17m, 3h, 5d.

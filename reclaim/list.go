@@ -9,16 +9,42 @@ import (
 	"github.com/tetherproc/tether/probe"
 )
 
+// Listing is what a listing found: the processes it lists and, with
+// [Filter.Ports], the holders of those ports it leaves out, so that a
+// port held by someone is never shown as held by no one.
+type Listing struct {
+	Processes []Process
+	Others    []OtherHolder
+}
+
+// OtherHolder is a holder of a port asked about that a listing leaves
+// out: another user's process (Reason [OtherUser]; [Filter.AnyUser]
+// lists it), or a socket whose holder is out of sight (Reason
+// [OutOfSight]: another user's process whose descriptors cannot be read,
+// PID 0).
+type OtherHolder struct {
+	Port   uint16 `json:"port"`
+	PID    int    `json:"pid,omitempty"`
+	UID    int    `json:"uid"`
+	Reason Reason `json:"reason"`
+}
+
+// OutOfSight: a socket on a port asked about whose holder cannot be
+// seen (another user's process, hidepid).
+const OutOfSight Reason = "out-of-sight"
+
 // List returns the tethered processes f is about, supervised and
 // stranded alike (f.All is not needed), each with every listener it
 // holds, for tether ps. With f.Ports it returns every holder of the
 // ports instead, whoever it is, with its verdict: the answer to "who
-// holds it, and is it ours?".
-func List(f Filter) ([]Process, error) {
+// holds it, and is it ours?"; another user's holders (without
+// f.AnyUser) and those out of sight are in Others.
+func List(f Filter) (Listing, error) {
 	s, err := take(f, false)
 	if err != nil {
-		return nil, err
+		return Listing{}, err
 	}
+	var l Listing
 	out := s.procs[:0]
 	for _, p := range s.procs {
 		if reason, why := f.matches(p); reason != "" && len(f.Ports) == 0 {
@@ -29,14 +55,23 @@ func List(f Filter) ([]Process, error) {
 			// A port's holders are anyone's, but the listing is of the
 			// caller's processes, as without --port.
 			trace.Printf("ps: %d left out: another user's (uid %d)", p.PID, *p.UID)
+			for _, ls := range p.Ports {
+				l.Others = append(l.Others, OtherHolder{Port: ls.Port, PID: p.PID, UID: *p.UID, Reason: OtherUser})
+			}
 			continue
 		}
 		out = append(out, p)
 	}
+	for _, st := range s.ports {
+		for _, uid := range st.Hidden {
+			l.Others = append(l.Others, OtherHolder{Port: st.Port, UID: uid, Reason: OutOfSight})
+		}
+	}
 	out = append(out, hiddenDescendants(out, f)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
 	withPorts(out)
-	return out, nil
+	l.Processes = out
+	return l, nil
 }
 
 // withPorts sets each process's Ports to every listener it holds, of any

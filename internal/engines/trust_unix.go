@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/tetherproc/tether/internal/users"
 )
 
 // maxLinks bounds the symbolic links followed on the way to a socket, as
@@ -181,7 +182,7 @@ func trustedGroup(gid int, own bool, holder int) bool {
 	if gid == 0 {
 		return true
 	}
-	if docker, ok := groupID("/etc/group", "docker"); ok && docker == gid {
+	if docker, ok := users.GroupID("docker"); ok && docker == gid {
 		return true
 	}
 	if own {
@@ -192,69 +193,8 @@ func trustedGroup(gid int, own bool, holder int) bool {
 		return slices.Contains(groups, gid)
 	}
 	if holder > 0 {
-		name, primary, ok := passwdEntry("/etc/passwd", holder)
-		return ok && (gid == primary || subordinate("/etc/subgid", name, holder, gid))
+		name, primary, ok := users.Lookup(holder)
+		return ok && (gid == primary || users.SubordinateGID(name, holder, gid))
 	}
 	return false
-}
-
-// passwdEntry is the name and primary group of uid in the password file
-// at path.
-func passwdEntry(path string, uid int) (string, int, bool) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", 0, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Split(line, ":")
-		if len(f) >= 4 && f[2] == strconv.Itoa(uid) {
-			if gid, err := strconv.Atoi(f[3]); err == nil && gid >= 0 {
-				return f[0], gid, true
-			}
-		}
-	}
-	return "", 0, false
-}
-
-// subordinate reports whether id is in one of the ranges that the
-// subordinate id file at path (/etc/subgid: "NAME:FIRST:COUNT", NAME
-// also a uid) gives the user name (uid).
-func subordinate(path, name string, uid, id int) bool {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Split(strings.TrimSpace(line), ":")
-		if len(f) != 3 || (f[0] != name && f[0] != strconv.Itoa(uid)) {
-			continue
-		}
-		first, err1 := strconv.Atoi(f[1])
-		count, err2 := strconv.Atoi(f[2])
-		if err1 == nil && err2 == nil && first >= 0 && count > 0 && id >= first && id-first < count {
-			return true
-		}
-	}
-	return false
-}
-
-// groupID is the id of the group name in the group file at path (as
-// /etc/group lists it), read here rather than through os/user, whose
-// lookups link the C library's into the binary. A group that only a
-// directory service knows is not found: a socket of such a group is then
-// not trusted, which fails closed.
-func groupID(path, name string) (int, bool) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Split(line, ":")
-		if len(f) >= 3 && f[0] == name {
-			if id, err := strconv.Atoi(f[2]); err == nil && id >= 0 {
-				return id, true
-			}
-		}
-	}
-	return 0, false
 }
