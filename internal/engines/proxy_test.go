@@ -31,8 +31,20 @@ func TestParseProxy(t *testing.T) {
 		"conmon-podman-4.args":           {Program: Conmon, Engine: Podman, ID: idA, Name: "tb1"},
 		"conmon-cid-equals.args":         {Program: Conmon, Engine: Podman, ID: idA, Name: "db"},
 		"rootlessport.args":              {Program: RootlessPort, Engine: Podman, Rootless: true},
-		"not-a-proxy.args":               nil,
-		"empty.args":                     nil,
+		// Read from rootless Docker 20.10's rootlesskit and its slirp4netns.
+		"rootlesskit-docker-20.10.args": {Program: RootlessKit, Engine: Docker, Rootless: true},
+		"slirp4netns-rootlesskit.args":  {Program: Slirp4netns, Rootless: true},
+		"rootlesskit-containerd.args":   {Program: RootlessKit, Engine: Containerd, Rootless: true},
+		"rootlesskit-other.args":        {Program: RootlessKit, Rootless: true},
+		// Podman's port handler names its container in its API socket.
+		"slirp4netns-podman-4.args":     {Program: Slirp4netns, Engine: Podman, Rootless: true, ID: idA},
+		"slirp4netns-api-equals.args":   {Program: Slirp4netns, Engine: Podman, Rootless: true, ID: idA},
+		"slirp4netns-other-socket.args": {Program: Slirp4netns, Rootless: true},
+		// Podman 5's pasta names the container's network namespace.
+		"pasta-podman-5.args":     {Program: Pasta, Engine: Podman, Rootless: true, Netns: "/run/user/1000/netns/netns-2f0b5c8e-3e9c-4f0e-9d5a-6b1c2d3e4f50"},
+		"pasta-netns-equals.args": {Program: Pasta, Engine: Podman, Rootless: true, Netns: "/run/user/1000/netns/netns-2f0b5c8e-3e9c-4f0e-9d5a-6b1c2d3e4f50"},
+		"not-a-proxy.args":        nil,
+		"empty.args":              nil,
 	}
 	bad := map[string]string{
 		"docker-proxy-no-port.args":   "no -host-port",
