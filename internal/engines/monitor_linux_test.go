@@ -117,7 +117,7 @@ func TestOfProgramOfProcessManager(t *testing.T) {
 
 func TestManagerOf(t *testing.T) {
 	tests := map[string]string{
-		"PM2 v5.3.0: God Daemon (/home/ci/.pm2)":                PM2,
+		"PM2 v5.3.0: God Daemon (/home/ci/.pm2)":                  PM2,
 		"/usr/bin/python3 /usr/bin/supervisord -n -c /etc/s.conf": Supervisord,
 		"/usr/local/bin/supervisord":                              Supervisord,
 		"python3.11 supervisord":                                  Supervisord,
