@@ -39,25 +39,22 @@ func restartLoop(t *testing.T, port string) int {
 	}
 	t.Cleanup(func() {
 		os.Remove(flag)
-		// The server of the moment is the loop's child, and ours.
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		// The server of the moment is the loop's child, and ours: once
+		// it ends, the loop sees no flag and ends too.
+		for {
 			for _, kid := range childrenOf(cmd.Process.Pid) {
 				_ = syscall.Kill(kid, syscall.SIGKILL)
 			}
-			if exited(cmd) {
-				break
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
 			}
 		}
-		_ = cmd.Wait()
 	})
 	return cmd.Process.Pid
-}
-
-// exited reports whether cmd's process has exited (it is ours to reap).
-func exited(cmd *exec.Cmd) bool {
-	var ws syscall.WaitStatus
-	pid, _ := syscall.Wait4(cmd.Process.Pid, &ws, syscall.WNOHANG|syscall.WNOWAIT, nil)
-	return pid == cmd.Process.Pid
 }
 
 // childrenOf lists pid's children, as its main thread's children list
