@@ -205,12 +205,23 @@ func TestContainerEngineUnreachable(t *testing.T) {
 	t.Parallel() // its own containers, ports and cgroup; the engine takes a grace to stop one
 	host := engineHost(t)
 	port := freePort(t, "tcp")
-	name, _ := container(t, host, "-p", "127.0.0.1:"+port+":80")
+	name, id := container(t, host, "-p", "127.0.0.1:"+port+":80")
 	listening(t, port)
 	for _, bad := range []string{"unix://" + filepath.Join(t.TempDir(), "gone.sock"), "tcp://127.0.0.1:2375"} {
+		// The dry run answers as the real run does: exit 1, nothing
+		// would be signalled.
+		dry := tetherAt(t, bad, "reclaim", "--port", port, "--foreign", "--dry-run")
+		if dry.code != 1 || !strings.Contains(dry.stdout, "nothing would be signalled") || strings.Contains(dry.stdout, "would be freed") {
+			t.Errorf("DOCKER_HOST=%s, --dry-run: %+v; want 1, nothing would be signalled", bad, dry)
+		}
 		r := tetherAt(t, bad, "reclaim", "--port", port, "--foreign", "--grace", "1s")
 		if r.code != 1 || strings.Contains(r.stdout, "TERM") || !containerUp(t, host, name) || !strings.Contains(r.stdout, "nothing signalled") {
 			t.Errorf("DOCKER_HOST=%s: %+v; want 1, nothing signalled, the container left running", bad, r)
+		}
+		// The proxy's container is found by its address, without the
+		// engine: its id names it, and the command that stops it.
+		if !strings.Contains(r.stdout, "docker stop "+id[:12]+" stops it") {
+			t.Errorf("DOCKER_HOST=%s: %q; want docker stop %s named", bad, r.stdout, id[:12])
 		}
 		if bad[:3] == "tcp" && !strings.Contains(r.stdout, "tcp://127.0.0.1:2375") {
 			t.Errorf("DOCKER_HOST=%s: %q; want the value named", bad, r.stdout)

@@ -1,9 +1,12 @@
 package engines
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
@@ -57,6 +60,70 @@ func monitorOf(fs proc.FS, pid int, p *Proxy, uid int) *Proxy {
 		}
 	}
 	return nil
+}
+
+// shimOf finds, without asking an engine, the id of the Docker
+// container that has address ip (a docker-proxy's -container-ip): its
+// containerd shim's command line names it (-namespace moby -id ID), and
+// the shim's child, the container's first process, has ip among its
+// network namespace's addresses. It reads every process's command line,
+// and is used only when no engine answered. "" for none found.
+func shimOf(fs proc.FS, ip string) string {
+	want, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ""
+	}
+	entries, err := os.ReadDir(fs.Root())
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		shim, err := strconv.Atoi(e.Name())
+		if err != nil || shim <= 1 {
+			continue
+		}
+		argv, err := fs.Cmdline(shim)
+		if err != nil || len(argv) == 0 || !strings.HasPrefix(filepath.Base(argv[0]), "containerd-shim") {
+			continue
+		}
+		id := flagValue(argv[1:], "id")
+		if flagValue(argv[1:], "namespace") != "moby" || !isID(id) {
+			continue
+		}
+		data, err := os.ReadFile(fs.Path(shim, "task/"+e.Name()+"/children"))
+		if err != nil {
+			continue
+		}
+		for _, kid := range splitPIDs(data) {
+			var addrs []netip.Addr
+			if want.Is4() {
+				b, _ := os.ReadFile(fs.Path(kid, "net/fib_trie"))
+				addrs = proc.ParseFibTrie(b)
+			} else {
+				b, _ := os.ReadFile(fs.Path(kid, "net/if_inet6"))
+				addrs = proc.ParseIfInet6(b)
+			}
+			if slices.Contains(addrs, want.Unmap()) {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// flagValue is the value of a Go flag package option: -name VALUE,
+// --name VALUE, -name=VALUE or --name=VALUE.
+func flagValue(args []string, name string) string {
+	for i, a := range args {
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		switch {
+		case a == name && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, name+"="):
+			return a[len(name)+1:]
+		}
+	}
+	return ""
 }
 
 // netnsInode is the inode of a network namespace file (/proc/PID/ns/net,

@@ -331,12 +331,17 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 		return m
 	}
 	m.Unreachable = unreachable(why)
-	if m.ID == "" && (p.Program == RootlessPort || p.Program == Pasta) {
+	switch {
+	case m.ID != "":
+	case p.Program == RootlessPort || p.Program == Pasta:
 		// No engine to ask: the conmon of the container whose network
 		// the helper serves still names it.
 		if c := monitorOf(fs, pid, p, st.UID); c != nil {
 			m.ID, m.Name = c.ID, c.Name
 		}
+	case p.Program == DockerProxy:
+		// And the shim of the container that has the proxy's address.
+		m.ID = shimOf(fs, p.ContainerIP)
 	}
 	return m
 }
