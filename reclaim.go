@@ -105,10 +105,13 @@ func runReclaim(c *cli.Context) error {
 
 func writeReclaim(w io.Writer, rep reclaimReport) error {
 	var b strings.Builder
-	selected, done := 0, 0
+	selected, done, would := 0, 0, 0
 	for _, r := range rep.Results {
 		if r.Selected {
 			selected++
+		}
+		if r.Outcome == reclaim.WouldSignal {
+			would++
 		}
 		if r.Outcome == reclaim.Gone || r.Outcome == reclaim.AlreadyGone {
 			done++
@@ -135,7 +138,7 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 	case len(rep.Results) == 0:
 		b.WriteString("nothing to reclaim: no tethered process matched\n")
 	case rep.DryRun:
-		fmt.Fprintf(&b, "dry run: %d of %d would be signalled\n", selected, len(rep.Results))
+		fmt.Fprintf(&b, "dry run: %d of %d would be signalled\n", would, len(rep.Results))
 	default:
 		fmt.Fprintf(&b, "reclaimed %d of %d selected (%d found)\n", done, selected, len(rep.Results))
 	}

@@ -129,8 +129,11 @@ func (m *Manager) String() string {
 	if len(detail) > 0 {
 		b.WriteString(" (" + strings.Join(detail, ", ") + ")")
 	}
-	if m.Engine != "" {
+	switch {
+	case m.Engine != "":
 		b.WriteString(" via " + m.Engine)
+	case m.Helper != "":
+		b.WriteString(" via an engine not known (" + m.Helper + ")")
 	}
 	if m.Rootless {
 		b.WriteString(" (rootless, uid " + strconv.Itoa(m.UID) + ")")

@@ -297,7 +297,7 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 		rootless(m, st.UID)
 	}
 	if p.Engine == "" {
-		m.Unreachable = fmt.Errorf("%s %d: no engine's helper that tether knows (neither Podman's, whose API socket names its container, nor under rootlesskit): %w", p.Program, pid, ErrNotVouched)
+		m.Unreachable = fmt.Errorf("%s %d names no engine that tether knows (%s): %w", p.Program, pid, unnamed[p.Program], ErrNotVouched)
 		return m
 	}
 	if p.Engine == Containerd {
@@ -344,6 +344,12 @@ func fromProxy(fs proc.FS, pid int, p *Proxy, perr error, w where) *Manager {
 		m.ID = shimOf(fs, p.ContainerIP)
 	}
 	return m
+}
+
+// unnamed says what would have named a helper's engine.
+var unnamed = map[string]string{
+	Slirp4netns: "no container in its API socket's name, and no rootlesskit above it",
+	RootlessKit: "it runs neither dockerd-rootless.sh nor containerd-rootless.sh",
 }
 
 // proxied fills m in with the container the engine at c says helper p
