@@ -176,8 +176,11 @@ func ownerOf(fi fs.FileInfo) (uid, gid int) {
 
 // trustedGroup reports whether group gid may write to an engine's
 // socket: root's group, the group named docker, for a socket of this
-// user's own one of this user's groups, and for a socket of the holder's
-// (holderOwns) the holder's own group or one of its subordinate groups.
+// user's own one of this user's groups or subordinate groups, and for a
+// socket of the holder's (holderOwns) the holder's own group or one of
+// its subordinate groups. Rootless Docker's socket has the group docker
+// of its user namespace, which the host sees as one of its user's
+// subordinate gids.
 func trustedGroup(gid int, own bool, holder int) bool {
 	if gid == 0 {
 		return true
@@ -189,8 +192,11 @@ func trustedGroup(gid int, own bool, holder int) bool {
 		if gid == os.Getegid() {
 			return true
 		}
-		groups, _ := os.Getgroups()
-		return slices.Contains(groups, gid)
+		if groups, _ := os.Getgroups(); slices.Contains(groups, gid) {
+			return true
+		}
+		name, _, ok := users.Lookup(os.Geteuid())
+		return ok && users.SubordinateGID(name, os.Geteuid(), gid)
 	}
 	if holder > 0 {
 		name, primary, ok := users.Lookup(holder)
