@@ -237,6 +237,53 @@ func TestContainerRootlessPodman(t *testing.T) {
 	}
 }
 
+// The user's Podman with no API to ask (as most users' is: without
+// systemd's socket unit nothing serves it): root asks the socket of the
+// runtime directory the helper runs with, finds none, signals nothing,
+// and names the container, found by the conmon that shares the helper's
+// network namespace, with the command that stops it as its user (exit 1,
+// the dry run too).
+func TestContainerRootlessPodmanNoAPI(t *testing.T) {
+	rl := rootlessEngines(t, "PODMAN")
+	port := freePort(t, "tcp")
+	// Podman run with a runtime directory of its own: its rootlessport
+	// looks there for the API socket, where none is.
+	elsewhere := rl.run(t, "mktemp", "-d", "/tmp/tether-rl-XXXXXX")
+	t.Cleanup(func() { _ = os.RemoveAll(elsewhere) })
+	podmanThere := func(args ...string) (string, error) {
+		cmd := exec.Command("podman", args...)
+		cmd.Env, cmd.SysProcAttr, cmd.Dir = rl.env("XDG_RUNTIME_DIR="+elsewhere), rl.cred(), rl.home
+		out, err := cmd.CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	name := "tether-rl-" + marker.NewRunID()[:10]
+	t.Cleanup(func() { _, _ = podmanThere("rm", "-f", "-t", "0", name) })
+	if out, err := podmanThere("run", "-d", "--name", name, "-p", "127.0.0.1:"+port+":80", rl.image, "/bin/busybox", "httpd", "-f", "-p", "80"); err != nil {
+		t.Fatalf("podman run with XDG_RUNTIME_DIR=%s: %v: %s", elsewhere, err, out)
+	}
+	listening(t, port)
+	env := []string{"XDG_RUNTIME_DIR=", "DOCKER_HOST=unix://" + filepath.Join(elsewhere, "none.sock")}
+	h := holderOf(t, tether(t, env, "ps", "--port", port, "--any-user", "--json"))
+	helper := memberOf(t, h.PID)
+	for _, dry := range []bool{true, false} {
+		args := []string{"reclaim", "--port", port, "--foreign", "--any-user", "--grace", "1s"}
+		if dry {
+			args = append(args, "--dry-run")
+		}
+		r := tether(t, env, args...)
+		if r.code != 1 || strings.Contains(r.stdout, "TERM") || !strings.Contains(r.stdout, "signalled;") ||
+			!strings.Contains(r.stdout, "podman stop "+name+" stops it, run as uid "+strconv.Itoa(rl.uid)) || strings.Contains(r.stdout, "docker ps") {
+			t.Errorf("reclaim with no API (dry run %v): %+v; want 1, nothing signalled, podman stop %s named", dry, r, name)
+		}
+	}
+	if !stillThere(helper) {
+		t.Errorf("rootlessport %d was ended", helper.PID)
+	}
+	if out, err := podmanThere("inspect", "-f", "{{.State.Running}}", name); err != nil || out != "true" {
+		t.Errorf("the container does not run on: %v %s", err, out)
+	}
+}
+
 func TestContainerRootlessDocker(t *testing.T) {
 	rl := rootlessEngines(t, "DOCKER")
 	docker := []string{"docker", "-H", "unix://" + rl.dockerSock()}
