@@ -111,21 +111,6 @@ func shimOf(fs proc.FS, ip string) string {
 	return ""
 }
 
-// flagValue is the value of a Go flag package option: -name VALUE,
-// --name VALUE, -name=VALUE or --name=VALUE.
-func flagValue(args []string, name string) string {
-	for i, a := range args {
-		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		switch {
-		case a == name && i+1 < len(args):
-			return args[i+1]
-		case strings.HasPrefix(a, name+"="):
-			return a[len(name)+1:]
-		}
-	}
-	return ""
-}
-
 // netnsInode is the inode of a network namespace file (/proc/PID/ns/net,
 // or a bind mount of one such as Podman's netns files); 0 when it cannot
 // be read.

@@ -81,7 +81,7 @@ func ParseProxy(argv []string) (*Proxy, error) {
 	case Slirp4netns:
 		p = parseSlirp4netns(argv[1:])
 	case Pasta:
-		p = &Proxy{Program: Pasta, Engine: Podman, Rootless: true, Netns: longOption(argv[1:], "netns")}
+		p = &Proxy{Program: Pasta, Engine: Podman, Rootless: true, Netns: flagValue(argv[1:], "netns")}
 	case RootlessKit:
 		p = parseRootlessKit(argv[1:])
 	}
@@ -127,16 +127,16 @@ func parseRootlessKit(args []string) *Proxy {
 	return p
 }
 
-// longOption is the value of a GNU-style --name VALUE or --name=VALUE.
-func longOption(args []string, name string) string {
+// flagValue is the value of a Go flag package option: -name VALUE,
+// --name VALUE, -name=VALUE or --name=VALUE.
+func flagValue(args []string, name string) string {
 	for i, a := range args {
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
 		switch {
-		case a == "--":
-			return ""
-		case a == "--"+name && i+1 < len(args):
+		case a == name && i+1 < len(args):
 			return args[i+1]
-		case strings.HasPrefix(a, "--"+name+"="):
-			return a[len("--"+name+"="):]
+		case strings.HasPrefix(a, name+"="):
+			return a[len(name)+1:]
 		}
 	}
 	return ""
