@@ -21,10 +21,11 @@ import (
 // the new holder and what started it, and exits 1; the starter is never
 // signalled.
 
-// restartLoop runs `while [ -e FLAG ]; do SERVER; done` in bash, SERVER
-// being a serve helper on port: a shell loop that restarts a server.
-// It returns the loop's PID; the loop and its server end with the test.
-func restartLoop(t *testing.T, port string) int {
+// restartLoop runs `while [ -e FLAG ]; do SERVER; sleep PAUSE; done` in
+// bash, SERVER being a serve helper on port: a shell loop that restarts a
+// server. It returns the loop's PID; the loop and its server end with
+// the test.
+func restartLoop(t *testing.T, port string, pause string) int {
 	t.Helper()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -32,7 +33,7 @@ func restartLoop(t *testing.T, port string) int {
 	}
 	flag := filepath.Join(t.TempDir(), "run")
 	write(t, flag, "")
-	cmd := exec.Command(bash, "-c", `while [ -e "$1" ]; do "$2" >/dev/null; done`, "loop", flag, os.Args[0])
+	cmd := exec.Command(bash, "-c", `while [ -e "$1" ]; do "$2" >/dev/null; sleep "$3"; done`, "loop", flag, os.Args[0], pause)
 	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), helperEnv(modeServe, "PROCTEST_LISTEN=tcp4:127.0.0.1:"+port)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func childrenOf(pid int) []int {
 func TestRestartLoopNamed(t *testing.T) {
 	t.Parallel()
 	port := freePort(t, "tcp")
-	loop := restartLoop(t, port)
+	loop := restartLoop(t, port, "0")
 	listening(t, port)
 	start, err := proc.Host().Stat(loop)
 	if err != nil {
@@ -98,6 +99,20 @@ func TestRestartLoopNamed(t *testing.T) {
 	}
 	if r := tether(t, nil, "reclaim", "--port", port, "--settle", "-1s"); r.code != exitUsage {
 		t.Errorf("--settle -1s: %+v", r)
+	}
+}
+
+// A loop that pauses before it starts the server again takes the port
+// after the default settle window: its pause (a child started after the
+// reclaim began) keeps the watch going, and the new holder is named.
+func TestRestartLoopPausedNamed(t *testing.T) {
+	t.Parallel()
+	port := freePort(t, "tcp")
+	loop := restartLoop(t, port, "0.8")
+	listening(t, port)
+	r := tether(t, nil, "reclaim", "--port", port, "--foreign")
+	if r.code != 1 || !strings.Contains(r.stdout, "took it again") || !strings.Contains(r.stdout, fmt.Sprintf("started by PID %d (", loop)) {
+		t.Errorf("reclaim of a holder restarted after a pause: %+v; want the new holder named with the loop %d, exit 1", r, loop)
 	}
 }
 

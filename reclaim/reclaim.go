@@ -2,6 +2,7 @@ package reclaim
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/tetherproc/tether/internal/sockets"
 )
@@ -57,6 +58,7 @@ func (s Summary) result(pid int) (Result, bool) {
 // with the reason, and the port states are carried past the signals.
 // The error is for bad input and an unreadable socket table.
 func Reclaim(f Filter, act Action) (Summary, error) {
+	began := time.Now()
 	s, err := take(f, true)
 	if err != nil {
 		return Summary{}, err
@@ -70,7 +72,7 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	sum := Summary{Results: results, Ports: s.ports}
 	if len(f.Ports) > 0 && !act.DryRun {
 		sum.Ports = after(sockets.Unique(f.Ports), s.holders, results)
-		settle(sum.Ports, freed(s.ports, sum.Ports), act.Settle)
+		settle(sum.Ports, freed(s.ports, sum.Ports), act.Settle, startersOf(results), began)
 	}
 	sum.ExplainLeft()
 	return sum, nil

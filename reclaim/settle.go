@@ -32,22 +32,40 @@ type Retaker struct {
 // settleStep is how often a freed port is looked at again.
 const settleStep = 20 * time.Millisecond
 
+// restartWatch is how many windows a port is watched for at most while
+// the parent of a holder that was ended starts new children: a loop that
+// sleeps before it starts the server again (`while :; do ./server;
+// sleep 1; done`) takes the port after the window, and its sleep is
+// the sign that it will.
+const restartWatch = 4
+
 // settle watches the ports that the reclaim freed for window: a port
 // that a process takes again (a restart loop, a process manager, a
 // restart policy) is held after all, and its new holders are named, each
-// with what started it. Watching costs one socket-table dump a step;
-// holders are looked up only for a port taken again.
-func settle(states []PortState, freed []uint16, window time.Duration) {
+// with what started it. While a parent of an ended holder (starters) has
+// started a child since the reclaim began (since), the watch goes on,
+// up to restartWatch windows. Watching costs one socket-table dump a
+// step and one read of each starter's children lists; holders are looked
+// up only for a port taken again.
+func settle(states []PortState, freed []uint16, window time.Duration, starters []starter, since time.Time) {
 	if window <= 0 || len(freed) == 0 {
 		return
 	}
+	limit, extended := window, false
 	byPort := map[uint16]*PortState{}
 	for i := range states {
 		byPort[states[i].Port] = &states[i]
 	}
 	watch := freed
 	start := time.Now()
-	for len(watch) > 0 && time.Since(start) < window {
+	for len(watch) > 0 {
+		if time.Since(start) >= limit {
+			if extended || !restarting(starters, time.Since(since)) {
+				break
+			}
+			limit, extended = restartWatch*window, true
+			trace.Printf("settle: a starter of an ended holder starts children: watching up to %v", limit)
+		}
 		time.Sleep(settleStep)
 		ls, err := sockets.Listeners(watch...)
 		if err != nil {
@@ -96,6 +114,59 @@ func settle(states []PortState, freed []uint16, window time.Duration) {
 		}
 		watch = still
 	}
+}
+
+// starter is a process, by PID and start time, that may start a holder
+// of a freed port again.
+type starter struct {
+	pid   int
+	start uint64
+}
+
+// startersOf are the parents of the ended holders of ports, other than
+// PID 1 and other than a process that was itself ended: the processes
+// that may start a holder again.
+func startersOf(results []Result) []starter {
+	ended := map[int]bool{}
+	for _, r := range results {
+		if r.ended() {
+			ended[r.PID] = true
+		}
+	}
+	fs := proc.Host()
+	seen := map[int]bool{}
+	var out []starter
+	for _, r := range results {
+		if !r.ended() || len(r.Ports) == 0 || r.PPID <= 1 || ended[r.PPID] || seen[r.PPID] {
+			continue
+		}
+		seen[r.PPID] = true
+		if st, err := fs.Stat(r.PPID); err == nil {
+			out = append(out, starter{pid: r.PPID, start: st.StartTime})
+		}
+	}
+	return out
+}
+
+// restarting reports whether one of starters, still the process it was,
+// has a child younger than age: one it started after the reclaim began.
+func restarting(starters []starter, age time.Duration) bool {
+	fs := proc.Host()
+	for _, s := range starters {
+		if st, err := fs.Stat(s.pid); err != nil || st.StartTime != s.start {
+			continue
+		}
+		for _, c := range fs.Children(s.pid) {
+			st, err := fs.Stat(c)
+			if err != nil {
+				continue
+			}
+			if a, ok := fs.Age(st.StartTime); ok && a <= age {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // retakerOf describes the new holder pid and what started it.

@@ -120,3 +120,6 @@ func (fs FS) Status(pid int) (Status, error) {
 
 // Young is false: no execve window is known here (Executing).
 func (fs FS) Young(start uint64) bool { return false }
+
+// Age is unknown here: start times are not ticks since boot.
+func (fs FS) Age(start uint64) (time.Duration, bool) { return 0, false }

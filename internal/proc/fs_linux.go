@@ -189,17 +189,24 @@ const ExecWindow = 3 * time.Second
 // boot) is younger than ExecWindow: one whose empty environment may be
 // an execve's, to be waited out or scanned again.
 func (fs FS) Young(start uint64) bool {
+	age, ok := fs.Age(start)
+	return ok && age < ExecWindow
+}
+
+// Age is how long ago the process that started at start (ticks since
+// boot) started, to the tick, read against the table's uptime; false
+// when the uptime cannot be read.
+func (fs FS) Age(start uint64) (time.Duration, bool) {
 	data, err := ReadShown(fs.root + "/uptime")
 	if err != nil {
-		return false
+		return 0, false
 	}
 	f, _, _ := bytes.Cut(bytes.TrimSpace(data), []byte{' '})
 	up, err := strconv.ParseFloat(string(f), 64)
 	if err != nil {
-		return false
+		return 0, false
 	}
-	age := time.Duration((up - float64(start)/userHZ) * float64(time.Second))
-	return age < ExecWindow
+	return time.Duration((up - float64(start)/userHZ) * float64(time.Second)), true
 }
 
 // youngPID is Young for pid; false when it cannot be read.

@@ -42,3 +42,6 @@ func (fs FS) Status(pid int) (Status, error) { return Status{}, unsupported(pid)
 
 // Young is false: this platform has no reader.
 func (fs FS) Young(start uint64) bool { return false }
+
+// Age is unknown here: start times are not ticks since boot.
+func (fs FS) Age(start uint64) (time.Duration, bool) { return 0, false }
