@@ -91,7 +91,7 @@ func dial(path string, holder int) (*client, error) {
 
 // call makes one request of the API (its version prefix added once the
 // version is known) and reads the whole answer, all within limit.
-func (c *client) call(method, path, query string, limit time.Duration) (int, []byte, error) {
+func (c *client) call(method, path, query string, limit time.Duration) (answer, error) {
 	op := method + " " + path
 	target := path
 	if c.api != "" {
@@ -100,14 +100,14 @@ func (c *client) call(method, path, query string, limit time.Duration) (int, []b
 	if query != "" {
 		target += "?" + query
 	}
-	status, body, err := c.exchange(method, target, time.Now().Add(limit))
+	a, err := c.exchange(method, target, time.Now().Add(limit))
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		err = fmt.Errorf("no answer within %v: %w", limit, context.DeadlineExceeded)
 	}
 	if err != nil {
-		return 0, nil, &Error{Socket: c.socket, Op: op, Err: err}
+		return answer{}, &Error{Socket: c.socket, Op: op, Err: err}
 	}
-	return status, body, nil
+	return a, nil
 }
 
 // refused is the error for an answer with a status that says no: the
@@ -154,19 +154,28 @@ func apiVersion(v string) bool {
 	return ok && digits(major) && major[0] != '0' && digits(minor)
 }
 
-// version asks the engine for its API version, which prefixes every
-// later call.
+// version learns the engine's API version, which prefixes every later
+// call: from the Api-Version header of GET /_ping, which both engines
+// answer at once (Podman's GET /version gathers its host's details first
+// and takes a second), else from GET /version's body.
 func (c *client) version() error {
-	const op = "GET /version"
-	status, body, err := c.call("GET", "/version", "", callLimit)
+	a, err := c.call("GET", "/_ping", "", callLimit)
 	if err != nil {
 		return err
 	}
-	if status != 200 {
-		return &Error{Socket: c.socket, Op: op, Err: refused(status, body)}
+	if a.status == 200 && apiVersion(a.api) {
+		c.api = a.api
+		return nil
+	}
+	const op = "GET /version"
+	if a, err = c.call("GET", "/version", "", callLimit); err != nil {
+		return err
+	}
+	if a.status != 200 {
+		return &Error{Socket: c.socket, Op: op, Err: refused(a.status, a.body)}
 	}
 	var v struct{ ApiVersion string }
-	if err := c.decode(op, body, &v); err != nil {
+	if err := c.decode(op, a.body, &v); err != nil {
 		return err
 	}
 	if !apiVersion(v.ApiVersion) {
@@ -206,15 +215,15 @@ type listed struct {
 // list asks for the running containers.
 func (c *client) list() ([]listed, error) {
 	const op = "GET /containers/json"
-	status, body, err := c.call("GET", "/containers/json", "", callLimit)
+	a, err := c.call("GET", "/containers/json", "", callLimit)
 	if err != nil {
 		return nil, err
 	}
-	if status != 200 {
-		return nil, &Error{Socket: c.socket, Op: op, Err: refused(status, body)}
+	if a.status != 200 {
+		return nil, &Error{Socket: c.socket, Op: op, Err: refused(a.status, a.body)}
 	}
 	var list []listed
-	if err := c.decode(op, body, &list); err != nil {
+	if err := c.decode(op, a.body, &list); err != nil {
 		return nil, err
 	}
 	return list, nil
@@ -239,18 +248,18 @@ type inspected struct {
 func (c *client) inspect(id string) (inspected, error) {
 	var info inspected
 	path := "/containers/" + pathEscape(id) + "/json"
-	status, body, err := c.call("GET", path, "", callLimit)
+	a, err := c.call("GET", path, "", callLimit)
 	if err != nil {
 		return info, err
 	}
-	switch status {
+	switch a.status {
 	case 200:
 	case 404:
 		return info, &Error{Socket: c.socket, Op: "GET " + path, Err: ErrGone}
 	default:
-		return info, &Error{Socket: c.socket, Op: "GET " + path, Err: refused(status, body)}
+		return info, &Error{Socket: c.socket, Op: "GET " + path, Err: refused(a.status, a.body)}
 	}
-	err = c.decode("GET "+path, body, &info)
+	err = c.decode("GET "+path, a.body, &info)
 	return info, err
 }
 
@@ -260,15 +269,15 @@ func (c *client) inspect(id string) (inspected, error) {
 func (c *client) stop(id string, secs int) error {
 	path := "/containers/" + pathEscape(id) + "/stop"
 	limit := time.Duration(secs)*time.Second + callLimit
-	status, body, err := c.call("POST", path, "t="+strconv.Itoa(secs), limit)
+	a, err := c.call("POST", path, "t="+strconv.Itoa(secs), limit)
 	if err != nil {
 		return err
 	}
-	switch status {
+	switch a.status {
 	case 204, 200, 304:
 		return nil
 	case 404:
 		return &Error{Socket: c.socket, Op: "POST " + path, Err: ErrGone}
 	}
-	return &Error{Socket: c.socket, Op: "POST " + path, Err: refused(status, body)}
+	return &Error{Socket: c.socket, Op: "POST " + path, Err: refused(a.status, a.body)}
 }

@@ -35,27 +35,33 @@
 // Only for a container is an engine asked, so looking up the holders of
 // a port costs no call unless a container holds it. The Docker Engine
 // API, which Podman answers too, is spoken over the engine's unix socket
-// with net/http: HTTP/1.1, a connection per call, the API version from
-// GET /version, five seconds for every call (a stop: its grace and five
-// seconds), only the fields used decoded. The official client module is
-// not used: it would bring dozens of packages into a tool whose start-up
-// and size are measured, for four calls.
+// in HTTP/1.0 written and read here (exchange.go says why not net/http):
+// a connection per call, the API version from the Api-Version header of
+// GET /_ping (GET /version's body where an engine gives no header), five
+// seconds for every call (a stop: its grace and five seconds), only the
+// fields used decoded. The official client module is not used: it would
+// bring dozens of packages into a tool whose start-up and size are
+// measured, for four calls.
 //
-// The sockets asked: $DOCKER_HOST when it is unix:///PATH (another
-// scheme is not followed, and the default is not asked instead),
-// else /var/run/docker.sock; Podman's /run/podman/podman.sock, then
-// $XDG_RUNTIME_DIR/podman/podman.sock; the engine that the cgroup or the
-// proxy names first. A socket is trusted only when it is root's or the
-// caller's, when no one but its owner and its group (root's or docker's,
-// or one of the caller's own groups for the caller's own socket) may
-// write to it, when every symbolic link on the way to it is root's or
-// the caller's (whoever owns a link chooses where it leads), and when
-// the process listening there runs as root or as the caller (the
-// kernel's peer credentials, on Linux and macOS). A process found in a
-// container by its cgroup is taken for the container's only when the
-// container's own first process is in the same group (anyone may name a
-// cgroup of their own docker-ID.scope); a proxy only when it runs as the
-// user whose engine is asked (anyone may name a program docker-proxy).
+// The sockets asked, first those of the holder's user (its
+// $XDG_RUNTIME_DIR, else /run/user/UID: docker.sock, podman/podman.sock,
+// where a rootless engine serves), then $DOCKER_HOST when it is
+// unix:///PATH (another scheme is not followed, and the default is not
+// asked instead), else /var/run/docker.sock, and Podman's
+// /run/podman/podman.sock; the engine that the cgroup or the helper
+// names first. A socket is trusted (vouch, checkPeer) only when it is
+// root's, the caller's or, for root, the holder's user's; when no one but
+// its owner and its group (root's or docker's, one of the owner's own or
+// subordinate groups) may write to it; when every symbolic link on the
+// way to it is owned as the socket may be (whoever owns a link chooses
+// where it leads); and when the process listening there runs as such a
+// user (the kernel's peer credentials, on Linux and macOS). A process
+// found in a container by its cgroup is taken for the container's only
+// when the container's own first process is in the same group (anyone
+// may name a cgroup of their own docker-ID.scope); a helper (a proxy,
+// conmon, rootlessport, slirp4netns, pasta, rootlesskit) only when the
+// engine asked names the container and runs as the helper's user (anyone
+// may name a program docker-proxy or conmon).
 //
 // Errors are values: ErrGone for a container the engine no longer knows,
 // *Error for a call that failed (socket, call, what), ErrUntrusted,

@@ -31,28 +31,37 @@ func request(method, target string) []byte {
 	return b.Bytes()
 }
 
-// parseAnswer reads an HTTP answer whole: its status and its body (by
-// Content-Length when given, else to the end).
-func parseAnswer(data []byte) (int, []byte, error) {
+// answer is what is read of an engine's answer: its status, its body,
+// and its API version when a header gives it (Api-Version, which Docker
+// and Podman send with every answer, /_ping's included).
+type answer struct {
+	status int
+	body   []byte
+	api    string
+}
+
+// parseAnswer reads an HTTP answer whole: its status, its API version
+// header and its body (by Content-Length when given, else to the end).
+func parseAnswer(data []byte) (answer, error) {
 	if len(data) == 0 {
-		return 0, nil, fmt.Errorf("the connection closed without an answer: %w", io.EOF)
+		return answer{}, fmt.Errorf("the connection closed without an answer: %w", io.EOF)
 	}
 	r := bufio.NewReader(bytes.NewReader(data))
 	line, err := r.ReadString('\n')
 	if err != nil {
-		return 0, nil, fmt.Errorf("no status line in %d bytes", len(data))
+		return answer{}, fmt.Errorf("no status line in %d bytes", len(data))
 	}
 	proto, rest, _ := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
 	code, _, _ := strings.Cut(rest, " ")
 	status, err := strconv.Atoi(code)
 	if !strings.HasPrefix(proto, "HTTP/1.") || err != nil || status < 100 || status > 999 {
-		return 0, nil, fmt.Errorf("not an HTTP answer: %q", clipString(line))
+		return answer{}, fmt.Errorf("not an HTTP answer: %q", clipString(line))
 	}
-	length, chunked := -1, false
+	length, chunked, api := -1, false, ""
 	for {
 		h, err := r.ReadString('\n')
 		if err != nil {
-			return 0, nil, errors.New("the answer's headers end early")
+			return answer{}, errors.New("the answer's headers end early")
 		}
 		h = strings.TrimRight(h, "\r\n")
 		if h == "" {
@@ -62,23 +71,25 @@ func parseAnswer(data []byte) (int, []byte, error) {
 		switch strings.ToLower(strings.TrimSpace(k)) {
 		case "content-length":
 			if length, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || length < 0 {
-				return 0, nil, fmt.Errorf("bad Content-Length %q", clipString(v))
+				return answer{}, fmt.Errorf("bad Content-Length %q", clipString(v))
 			}
+		case "api-version":
+			api = strings.TrimSpace(v)
 		case "transfer-encoding":
 			chunked = !strings.EqualFold(strings.TrimSpace(v), "identity")
 		}
 	}
 	if chunked {
-		return 0, nil, errors.New("a chunked answer to an HTTP/1.0 request")
+		return answer{}, errors.New("a chunked answer to an HTTP/1.0 request")
 	}
 	body, _ := io.ReadAll(r)
 	if length >= 0 {
 		if len(body) < length {
-			return 0, nil, fmt.Errorf("the answer ends after %d of its %d bytes", len(body), length)
+			return answer{}, fmt.Errorf("the answer ends after %d of its %d bytes", len(body), length)
 		}
 		body = body[:length]
 	}
-	return status, body, nil
+	return answer{status: status, body: body, api: api}, nil
 }
 
 // pathEscape escapes a path segment: an id or a name, which the engine's

@@ -14,6 +14,7 @@ func TestParseAnswer(t *testing.T) {
 	}{
 		{"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n{\"a\":1}", 200, `{"a":1}`, ""},
 		{"HTTP/1.1 204 No Content\r\n\r\n", 204, "", ""},
+		{"HTTP/1.1 200 OK\r\nApi-Version:  1.41 \r\nContent-Length: 2\r\n\r\nOK", 200, "OK", ""},
 		{"HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\nhello world", 404, "hello", ""},
 		{"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort", 0, "", "ends after 5 of its 50"},
 		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 0, "", "chunked"},
@@ -22,7 +23,8 @@ func TestParseAnswer(t *testing.T) {
 		{"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", 0, "", "bad Content-Length"},
 		{"HTTP/1.1 200 OK\r\nServer: x", 0, "", "headers end early"},
 	} {
-		status, body, err := parseAnswer([]byte(tc.in))
+		a, err := parseAnswer([]byte(tc.in))
+		status, body := a.status, a.body
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("parseAnswer(%q) = %d %q %v; want an error saying %q", tc.in, status, body, err, tc.err)
@@ -52,9 +54,9 @@ func FuzzParseAnswer(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 500 Internal Server Error\r\n\r\n{\"message\":\"x\"}"))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		status, body, err := parseAnswer(data)
-		if err == nil && (status < 100 || status > 999 || len(body) > len(data)) {
-			t.Fatalf("parseAnswer(%q) = %d, %d bytes", data, status, len(body))
+		a, err := parseAnswer(data)
+		if err == nil && (a.status < 100 || a.status > 999 || len(a.body) > len(data)) {
+			t.Fatalf("parseAnswer(%q) = %d, %d bytes", data, a.status, len(a.body))
 		}
 	})
 }

@@ -8,6 +8,6 @@ import (
 )
 
 // exchange has no unix socket to speak over here.
-func (c *client) exchange(string, string, time.Time) (int, []byte, error) {
-	return 0, nil, errors.New("no unix sockets on this platform")
+func (c *client) exchange(string, string, time.Time) (answer, error) {
+	return answer{}, errors.New("no unix sockets on this platform")
 }

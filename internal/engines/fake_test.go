@@ -118,9 +118,22 @@ func (e *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 	case mode == "garbage":
 		fmt.Fprint(w, "<html>it works!</html>")
 		return
-	case mode == "500" && r.URL.Path != "/version":
+	case mode == "500" && r.URL.Path != "/version" && r.URL.Path != "/_ping":
 		w.WriteHeader(http.StatusInternalServerError)
 		fmt.Fprint(w, `{"message":"driver failed\nbadly"}`)
+		return
+	}
+	if r.URL.Path == "/_ping" {
+		// An engine that gives no Api-Version header ("no-ping-version")
+		// is asked GET /version instead.
+		switch mode {
+		case "bad-version":
+			w.Header().Set("Api-Version", "../../x")
+		case "no-ping-version":
+		default:
+			w.Header().Set("Api-Version", "1.41")
+		}
+		fmt.Fprint(w, "OK")
 		return
 	}
 	if r.URL.Path == "/version" {

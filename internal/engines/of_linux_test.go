@@ -109,7 +109,7 @@ func TestOfConmon(t *testing.T) {
 	if got := m.StopCommand(); got != "podman stop cache" {
 		t.Errorf("StopCommand = %q", got)
 	}
-	if got := e.Calls(); !slices.Equal(got, []string{"GET /version", "GET /v1.41/containers/" + idB + "/json"}) {
+	if got := e.Calls(); !slices.Equal(got, []string{"GET /_ping", "GET /v1.41/containers/" + idB + "/json"}) {
 		t.Errorf("calls %q", got)
 	}
 }
@@ -344,7 +344,7 @@ func TestOfUnreachable(t *testing.T) {
 	m = find(proc.Host(), pid, w)
 	took := time.Since(start)
 	var ee *Error
-	if m == nil || !errors.As(m.Unreachable, &ee) || ee.Socket != e.path || ee.Op != "GET /version" || !strings.Contains(ee.Error(), "no answer within 5s") {
+	if m == nil || !errors.As(m.Unreachable, &ee) || ee.Socket != e.path || ee.Op != "GET /_ping" || !strings.Contains(ee.Error(), "no answer within 5s") {
 		t.Errorf("Of with a hanging engine = %+v", m)
 	}
 	if took > 7*time.Second {

@@ -22,7 +22,7 @@ func TestStop(t *testing.T) {
 		t.Fatalf("Stop: %v", err)
 	}
 	want := []string{
-		"GET /version",
+		"GET /_ping", // its Api-Version header
 		"POST /v1.41/containers/" + idA + "/stop?t=3", // 2.1s rounded up
 		"GET /v1.41/containers/" + idA + "/json",      // it says it stopped
 	}
@@ -78,10 +78,10 @@ func TestStopFaults(t *testing.T) {
 		{"garbage", time.Second, "GET /version", "not the API's answer", 0},
 		{"bad-version", time.Second, "GET /version", `ApiVersion "../../x" is not an API version`, 0},
 		{"500", time.Second, stopOp, "500 Internal Server Error: driver failed badly", 0},
-		{"closed", time.Second, "GET /version", "EOF", 0},
+		{"closed", time.Second, "GET /_ping", "EOF", 0},
 		{"stop-lies", time.Second, stopOp, "still runs", 0},
 		// No answer: a call's limit, five seconds...
-		{"hang", 10 * time.Second, "GET /version", "no answer within 5s", 7 * time.Second},
+		{"hang", 10 * time.Second, "GET /_ping", "no answer within 5s", 7 * time.Second},
 		// ...and for the stop, the grace and five seconds.
 		{"hang-stop", time.Second, stopOp, "no answer within 6s", 8 * time.Second},
 	}
@@ -179,6 +179,16 @@ func TestFixtureAnswers(t *testing.T) {
 	}
 	if err := c.version(); err != nil || c.api != "1.41" {
 		t.Fatalf("version: %q, %v", c.api, err)
+	}
+	// An engine whose /_ping gives no Api-Version header is asked
+	// GET /version.
+	old := newFakeEngine(t, "no-ping-version")
+	oc, err := dial(old.path, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := oc.version(); err != nil || oc.api != "1.41" || !slices.Equal(old.Calls(), []string{"GET /_ping", "GET /version"}) {
+		t.Fatalf("version without the header: %q, %v, calls %q", oc.api, err, old.Calls())
 	}
 	list, err := c.list()
 	if err != nil || len(list) != 1 {
