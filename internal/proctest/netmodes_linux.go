@@ -25,7 +25,10 @@ const (
 	// closes. Until PROCTEST_DELAY has passed since it started, it
 	// answers PROCTEST_EARLY (503 by default), and 200 after, printing
 	// "200" before its first 200; with PROCTEST_HANG it answers nothing
-	// at all; with PROCTEST_REDIRECT, / is a 302 to /ok. With
+	// at all; with PROCTEST_REDIRECT, / is a 302 to /ok, /to-down a 302
+	// to /down (a 503), /loop a 302 to itself, /rel/a a 301 to the
+	// relative b, /missing a 404; with PROCTEST_SLOW=D it answers 200
+	// after D. With
 	// PROCTEST_DIE it exits 1 that long after it started: a server that
 	// crashes.
 	HTTP = "http"
@@ -118,6 +121,21 @@ func serveHTTP() {
 				<-r.Context().Done()
 			case os.Getenv("PROCTEST_REDIRECT") != "" && r.URL.Path == "/":
 				http.Redirect(w, r, "/ok", http.StatusFound)
+			case os.Getenv("PROCTEST_REDIRECT") != "" && r.URL.Path == "/to-down":
+				http.Redirect(w, r, "/down", http.StatusFound)
+			case os.Getenv("PROCTEST_REDIRECT") != "" && r.URL.Path == "/down":
+				w.WriteHeader(http.StatusServiceUnavailable)
+			case os.Getenv("PROCTEST_REDIRECT") != "" && r.URL.Path == "/loop":
+				http.Redirect(w, r, "/loop", http.StatusFound)
+			case os.Getenv("PROCTEST_REDIRECT") != "" && r.URL.Path == "/rel/a":
+				w.Header().Set("Location", "b")
+				w.WriteHeader(http.StatusMovedPermanently)
+			case os.Getenv("PROCTEST_REDIRECT") != "" && r.URL.Path == "/missing":
+				w.WriteHeader(http.StatusNotFound)
+			case os.Getenv("PROCTEST_SLOW") != "":
+				d, _ := time.ParseDuration(os.Getenv("PROCTEST_SLOW"))
+				time.Sleep(d)
+				w.WriteHeader(http.StatusOK)
 			case time.Since(start) < delay:
 				w.WriteHeader(early)
 			default:

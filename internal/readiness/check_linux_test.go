@@ -6,7 +6,7 @@ import "testing"
 // socket table, whatever the number of processes.
 func BenchmarkServing(b *testing.B) {
 	for b.Loop() {
-		if _, err := serving([]uint16{1}, nil); err != nil {
+		if _, err := serving([]uint16{1}, nil, ""); err != nil {
 			b.Fatal(err)
 		}
 	}

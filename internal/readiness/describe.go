@@ -24,6 +24,14 @@ func (s Spec) describe(st *waitState) ([]Port, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Proto != "" {
+		for ino, l := range ls {
+			if l.Proto != s.Proto {
+				delete(ls, ino)
+			}
+		}
+		hs = slices.DeleteFunc(hs, func(h sockets.Holder) bool { return h.Listener.Proto != s.Proto })
+	}
 	slices.SortStableFunc(hs, func(a, b sockets.Holder) int { return a.PID - b.PID })
 	holders, err := checkHolders(hs)
 	if err != nil {

@@ -5,12 +5,37 @@ package readiness
 import (
 	"fmt"
 	"net/netip"
+	"os"
 	"runtime"
 	"time"
 )
 
-// exchange fails: no socket is opened here (no listener is found to
-// send a request to either).
-func exchange(to netip.AddrPort, req []byte, deadline time.Time) (string, error) {
-	return "", fmt.Errorf("an HTTP request to %s is not supported on %s", to, runtime.GOOS)
+// endpoint is where a check connects: a TCP address, or a unix
+// socket's path.
+type endpoint struct {
+	tcp  netip.AddrPort
+	unix string
+}
+
+func (e endpoint) String() string {
+	if e.unix != "" {
+		return e.unix
+	}
+	return e.tcp.String()
+}
+
+// dial fails: no socket is opened here (no listener is found to send a
+// request to either).
+func dial(e endpoint, deadline time.Time) (*os.File, error) {
+	return nil, fmt.Errorf("a connection to %s is not supported on %s", e, runtime.GOOS)
+}
+
+func accepts(e endpoint, deadline time.Time) error {
+	_, err := dial(e, deadline)
+	return err
+}
+
+func exchange(e endpoint, req []byte, deadline time.Time) (string, error) {
+	_, err := dial(e, deadline)
+	return "", err
 }

@@ -9,7 +9,10 @@ import (
 type Result struct {
 	// Ports says who serves each port now.
 	Ports []Port
-	// Ready: every port has a listener (with Free, none has one).
+	// Targets say how each resource besides the ports was found last.
+	Targets []Target
+	// Ready: every port has a listener and every target is ready (with
+	// Free, none has one, and none is).
 	Ready bool
 	// PIDGone: the process PID was gone first.
 	PIDGone bool
@@ -22,7 +25,8 @@ type Port struct {
 	Port uint16 `json:"port"`
 	// Ready says that the port is as the wait wants it: a process in
 	// sight holds a listener on it; with HTTP, one of its TCP listeners
-	// answered the GET below Status; with Free, nothing serves it.
+	// answered the GET with a status of Accept; with Free, nothing of
+	// Proto serves it.
 	Ready bool `json:"ready"`
 	// Listeners are the port's listeners that Holders hold, each socket
 	// once, however many processes share it (forked workers).

@@ -38,26 +38,27 @@ func (s Spec) Wait() (Result, error) {
 		return Result{}, err
 	}
 	s.Ports = sockets.Unique(s.Ports)
-	if s.HTTP != "" && s.Status == 0 {
-		s.Status = 500
-	}
-	st := waitState{ok: map[uint16]bool{}, tries: map[uint16]attempt{}}
+	st := waitState{ok: map[uint16]bool{}, tries: map[uint16]attempt{}, targets: s.targets()}
 	var r Result
 	var err error
 	if r.Ready, r.PIDGone, err = s.poll(&st); err != nil {
 		return Result{}, err
 	}
-	if r.Ports, err = s.describe(&st); err != nil {
-		return Result{}, err
+	if len(s.Ports) > 0 {
+		if r.Ports, err = s.describe(&st); err != nil {
+			return Result{}, err
+		}
 	}
+	r.Targets = st.targets
 	return r, nil
 }
 
 // waitState is what the checks of one wait found: which ports are as
 // the wait wants them at the last check, and each port's last GET.
 type waitState struct {
-	ok    map[uint16]bool
-	tries map[uint16]attempt
+	ok      map[uint16]bool
+	tries   map[uint16]attempt
+	targets []Target
 }
 
 // poll checks the ports until every one is as wanted, PID is gone, or
@@ -65,7 +66,7 @@ type waitState struct {
 // that an exit ends the wait at once, and the handle is closed by the
 // goroutine that polls it, which is this one.
 func (s Spec) poll(st *waitState) (ready, gone bool, err error) {
-	deadline := time.Now().Add(s.Timeout)
+	deadline := time.Now().Add(min(s.Timeout, 100*365*24*time.Hour))
 	var h *proc.Handle
 	if s.PID != 0 {
 		h, err = proc.Host().Open(s.PID)
@@ -110,8 +111,23 @@ func (s Spec) settle(st *waitState) (ready, gone bool, err error) {
 	return done, !done && err == nil, err
 }
 
-// check looks once and says whether every port is as wanted now.
+// check looks once and says whether every port and target is as wanted
+// now. A target once ready (as an answered port) is not looked at again:
+// it is what was waited for.
 func (s Spec) check(st *waitState) (bool, error) {
+	done := true
+	for i := range st.targets {
+		if t := &st.targets[i]; !t.Ready {
+			s.checkTarget(t)
+			done = done && t.Ready
+		}
+	}
+	ports, err := s.checkPorts(st)
+	return done && ports, err
+}
+
+// checkPorts looks at the ports once.
+func (s Spec) checkPorts(st *waitState) (bool, error) {
 	var want []uint16
 	for _, p := range s.Ports {
 		// An answer is not asked for again: it is what was waited for.
@@ -126,7 +142,7 @@ func (s Spec) check(st *waitState) (bool, error) {
 	if s.Owned {
 		owners = s.owners()
 	}
-	byPort, err := serving(want, owners)
+	byPort, err := serving(want, owners, s.Proto)
 	if err != nil {
 		return false, err
 	}
@@ -138,7 +154,7 @@ func (s Spec) check(st *waitState) (bool, error) {
 		case s.HTTP != "":
 			a := s.get(byPort[p])
 			st.tries[p] = a
-			st.ok[p] = a.status != 0 && a.status < s.Status
+			st.ok[p] = s.ready(a)
 		default:
 			st.ok[p] = len(byPort[p]) > 0
 		}
@@ -147,14 +163,19 @@ func (s Spec) check(st *waitState) (bool, error) {
 	return done, nil
 }
 
-// serving lists the listeners of ports now, by port; with owners given,
-// only those that one of those processes holds. Without owners it is one
+// serving lists the listeners of ports now, by port, of proto ("" for
+// any); with owners given, only those that one of those processes holds. Without owners it is one
 // read of the socket table and no walk of any process's descriptors: the
 // cost of one check of a wait.
-func serving(ports []uint16, owners []int) (map[uint16][]sockets.Listener, error) {
+func serving(ports []uint16, owners []int, proto string) (map[uint16][]sockets.Listener, error) {
 	ls, err := sockets.Listeners(ports...)
 	if err != nil {
 		return nil, err
+	}
+	for ino, l := range ls {
+		if proto != "" && l.Proto != proto {
+			delete(ls, ino)
+		}
 	}
 	if owners != nil {
 		hs, err := sockets.HoldersAmong(ls, owners)

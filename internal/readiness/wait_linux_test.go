@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -339,21 +338,56 @@ func TestWaitHTTPReadyAfterStatus(t *testing.T) {
 }
 
 // A server error until the timeout is not ready, and the status is
-// kept; a status below Status is ready at once; a redirect is its own
-// status, not followed.
+// kept; a status of Accept is ready at once; a 404 is not ready by
+// default (2xx); a redirect is followed to its end, or with NoFollow is
+// its own status.
 func TestWaitHTTPStatus(t *testing.T) {
 	_, port, _ := httpServer(t, "PROCTEST_DELAY=1h", "PROCTEST_EARLY=500")
 	ports, ready, gone := wait(t, readiness.Spec{Ports: []uint16{port}, HTTP: "/", Timeout: time.Second})
 	if ready || gone || ports[0].Ready || ports[0].HTTPStatus != 500 || len(ports[0].Holders) != 1 {
 		t.Errorf("a server answering 500: ready %v, pid gone %v, %+v; want the timeout, status 500, the holder named", ready, gone, ports[0])
 	}
-	if _, ready, _ = wait(t, readiness.Spec{Ports: []uint16{port}, HTTP: "/", Status: 501, Timeout: 10 * time.Second}); !ready {
-		t.Errorf("a server answering 500 with Status 501: not ready")
+	if _, ready, _ = wait(t, readiness.Spec{Ports: []uint16{port}, HTTP: "/", Accept: readiness.Statuses{{200, 299}, {500, 500}}, Timeout: 10 * time.Second}); !ready {
+		t.Errorf("a server answering 500 with Accept 200-299,500: not ready")
 	}
 	_, redir, _ := httpServer(t, "PROCTEST_REDIRECT=1")
-	ports, ready, _ = wait(t, readiness.Spec{Ports: []uint16{redir}, HTTP: "/", Status: 300, Timeout: 500 * time.Millisecond})
-	if ready || ports[0].HTTPStatus != http.StatusFound {
-		t.Errorf("a 302 to a 200 with Status 300: ready %v, %+v; want not ready, status 302 (not followed)", ready, ports[0])
+	for _, c := range []struct {
+		path     string
+		noFollow bool
+		accept   readiness.Statuses
+		ready    bool
+		status   int
+		url      string
+	}{
+		{"/", false, nil, true, 200, "/ok"},
+		{"/", true, nil, false, 302, "/"},
+		{"/", true, readiness.Statuses{{300, 399}}, true, 302, "/"},
+		{"/to-down", false, nil, false, 503, "/down"},
+		{"/rel/a", false, nil, true, 200, "/rel/b"},
+		{"/missing", false, nil, false, 404, "/missing"},
+		{"/loop", false, nil, false, 302, "/loop"},
+	} {
+		ports, ready, _ = wait(t, readiness.Spec{Ports: []uint16{redir}, HTTP: c.path, NoFollow: c.noFollow, Accept: c.accept, Timeout: 300 * time.Millisecond})
+		want := fmt.Sprintf("http://127.0.0.1:%d%s", redir, c.url)
+		if ready != c.ready || ports[0].HTTPStatus != c.status || ports[0].URL != want {
+			t.Errorf("GET %s (no follow %v, accept %v): ready %v, %+v; want ready %v, status %d from %s", c.path, c.noFollow, c.accept, ready, ports[0], c.ready, c.status, want)
+		}
+	}
+	if !strings.Contains(ports[0].HTTPError, "more than 10 redirects") {
+		t.Errorf("a redirect loop: %q", ports[0].HTTPError)
+	}
+}
+
+// A health check slower than a try is not ready; with a longer
+// HTTPTimeout it is.
+func TestWaitHTTPTimeout(t *testing.T) {
+	_, port, _ := httpServer(t, "PROCTEST_SLOW=1500ms")
+	ports, ready, _ := wait(t, readiness.Spec{Ports: []uint16{port}, HTTP: "/", Timeout: 0})
+	if ready || !strings.Contains(ports[0].HTTPError, "no answer within 1s") {
+		t.Errorf("a 1.5s answer with the default try: ready %v, %+v", ready, ports[0])
+	}
+	if ports, ready, _ = wait(t, readiness.Spec{Ports: []uint16{port}, HTTP: "/", HTTPTimeout: 5 * time.Second, Timeout: 0}); !ready || ports[0].HTTPStatus != 200 {
+		t.Errorf("a 1.5s answer with HTTPTimeout 5s: ready %v, %+v", ready, ports[0])
 	}
 }
 
@@ -465,7 +499,7 @@ func TestWaitBadSpec(t *testing.T) {
 		spec readiness.Spec
 		want string
 	}{
-		{readiness.Spec{}, "no port"},
+		{readiness.Spec{}, "no port, URL, socket or file"},
 		{readiness.Spec{Ports: []uint16{80, 0}}, `"0"`},
 		{readiness.Spec{Ports: []uint16{80}, PID: -1}, "-1"},
 		{readiness.Spec{Ports: []uint16{80}, Owned: true}, "PID"},
@@ -473,9 +507,11 @@ func TestWaitBadSpec(t *testing.T) {
 		{readiness.Spec{Ports: []uint16{80}, Interval: -time.Millisecond}, "-1ms"},
 		{readiness.Spec{Ports: []uint16{80}, Free: true, PID: 1, Owned: true}, "Owned"},
 		{readiness.Spec{Ports: []uint16{80}, Free: true, HTTP: "/"}, `"/"`},
-		{readiness.Spec{Ports: []uint16{80}, Status: 404}, "404"},
-		{readiness.Spec{Ports: []uint16{80}, HTTP: "/", Status: 99}, "99"},
-		{readiness.Spec{Ports: []uint16{80}, HTTP: "/", Status: 1000}, "1000"},
+		{readiness.Spec{Ports: []uint16{80}, Accept: readiness.Statuses{{404, 404}}}, "404"},
+		{readiness.Spec{Ports: []uint16{80}, Proto: "sctp"}, `"sctp"`},
+		{readiness.Spec{Ports: []uint16{80}, HTTP: "/", HTTPTimeout: -time.Second}, "-1s"},
+		{readiness.Spec{Remote: []readiness.Remote{{Host: "db"}}}, `"0" of db`},
+		{readiness.Spec{URLs: []readiness.URL{{Host: "x", Port: 80, Path: "/"}}, Free: true}, "http://x:80/"},
 		{readiness.Spec{Ports: []uint16{80}, HTTP: "health"}, `"health"`},
 		{readiness.Spec{Ports: []uint16{80}, HTTP: "/a b"}, `"/a b"`},
 		{readiness.Spec{Ports: []uint16{80}, HTTP: "/a\r\nHost: x"}, `"/a\r\nHost: x"`},
