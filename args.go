@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/tetherproc/tether/internal/hosts"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/readiness"
 )
 
 // parsePID parses a PID given on the command line: a decimal number from
@@ -51,29 +54,86 @@ func parsePort(s string) (uint16, error) {
 const maxPorts = 4096
 
 // parsePorts parses --port values as users type them: a port (8080), a
-// range (3000-3005) or a list of either (3000,3002-3004), the flag given
-// again for more. A port given twice counts once, in the order first
-// given. urfave/cli has already split each value at its commas (and
-// trimmed the spaces around them), so a piece here is a port or a range.
+// range (3000-3005) or a list of either (3000,3002-3004), each after an
+// optional host of this machine (:8080, localhost:8080, 127.0.0.1:8080,
+// [::1]:8080), the flag given again for more. A port given twice counts
+// once, in the order first given. A host that is not this machine's is
+// refused: nothing of another machine can be listed or ended.
 func parsePorts(args []string) ([]uint16, error) {
-	var ports []uint16
+	ports, remote, err := parseEndpoints(args)
+	if err == nil && len(remote) > 0 {
+		r := remote[0]
+		err = fmt.Errorf("invalid port %q: %s is not this machine: nothing of another machine can be seen or ended (tether wait -p %s waits for it)", r.String(), r.Host, r.String())
+	}
+	return ports, err
+}
+
+// hostLookup is how long the host of a --port value may take to look up.
+const hostLookup = 2 * time.Second
+
+// parseEndpoints parses --port values as parsePorts does, and sorts them
+// into this machine's ports and other hosts' (remote). A host is this
+// machine's when it is empty (:8080), localhost, or every address it has
+// is a loopback, wildcard or interface address here; a name that cannot
+// be looked up now (a service not started yet) is another host's.
+// urfave/cli has already split each value at its commas (and trimmed the
+// spaces around them), so a piece here is one [HOST:]PORT or a range.
+func parseEndpoints(args []string) (ports []uint16, remote []readiness.Remote, err error) {
 	seen := map[uint16]bool{}
+	seenRemote := map[readiness.Remote]bool{}
+	local := map[string]bool{"": true}
 	for _, a := range args {
-		lo, hi, err := parsePortRange(a)
+		host, spec, err := readiness.SplitHostPort(a, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, fmt.Errorf("invalid port %q: %s", a, strings.TrimPrefix(err.Error(), fmt.Sprintf("invalid address %q: ", a)))
+		}
+		if host != "" {
+			if err := hosts.Check(host); err != nil {
+				return nil, nil, fmt.Errorf("invalid port %q: %v", a, err)
+			}
+		}
+		lo, hi, err := parsePortRange(spec)
+		if err != nil && spec != a {
+			err = fmt.Errorf("invalid port %q: %s", a, strings.TrimPrefix(err.Error(), fmt.Sprintf("invalid port %q: ", spec)))
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		isLocal, known := local[host]
+		if !known {
+			isLocal = localHost(host)
+			local[host] = isLocal
 		}
 		for p := int(lo); p <= int(hi); p++ {
-			if !seen[uint16(p)] {
+			if isLocal && !seen[uint16(p)] {
 				seen[uint16(p)] = true
 				ports = append(ports, uint16(p))
 			}
+			if r := (readiness.Remote{Host: host, Port: uint16(p)}); !isLocal && !seenRemote[r] {
+				seenRemote[r] = true
+				remote = append(remote, r)
+			}
 		}
-		if len(ports) > maxPorts {
-			return nil, fmt.Errorf("too many ports: %d with %q, more than %d at once", len(ports), a, maxPorts)
+		if len(ports)+len(remote) > maxPorts {
+			return nil, nil, fmt.Errorf("too many ports: %d with %q, more than %d at once", len(ports)+len(remote), a, maxPorts)
 		}
 	}
-	return ports, nil
+	return ports, remote, nil
+}
+
+// localHost reports whether host names this machine: every address it
+// has is one of this machine's.
+func localHost(host string) bool {
+	addrs, err := hosts.Resolve(host, hostLookup)
+	if err != nil || len(addrs) == 0 {
+		return false
+	}
+	for _, a := range addrs {
+		if !hosts.Local(a) {
+			return false
+		}
+	}
+	return true
 }
 
 // parsePortRange parses one port, or a range LOW-HIGH with LOW <= HIGH.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"github.com/urfave/cli/v2"
 
 	"github.com/tetherproc/tether/probe"
@@ -49,7 +50,9 @@ func nameFrom(c *cli.Context) (string, error) {
 func filterFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "name", Usage: "only processes named `NAME`"},
-		&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "only the holders of `PORT` (TCP listening or UDP bound): 8080, 3000-3005 or 3000,3002; repeatable"},
+		&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "only the holders of `PORT` (TCP listening or UDP bound): 8080, :8080, localhost:8080, 3000-3005 or 3000,3002; repeatable"},
+		&cli.BoolFlag{Name: "tcp", Usage: "with --port, only TCP listening sockets count"},
+		&cli.BoolFlag{Name: "udp", Usage: "with --port, only bound UDP sockets count"},
 		&cli.StringFlag{Name: "run-id", Usage: "only the run `ID` (32 hex digits)"},
 		&cli.BoolFlag{Name: "any-user", Usage: "include other users' processes (default: only yours)"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON"},
@@ -78,8 +81,29 @@ func filterFrom(c *cli.Context) (reclaim.Filter, error) {
 	if f.Ports, err = parsePorts(c.StringSlice("port")); err != nil {
 		return f, usagef("%s: --port: %v", cmd, err)
 	}
+	if f.Proto, err = protoFrom(c, len(f.Ports) > 0); err != nil {
+		return f, usagef("%s: %v", cmd, err)
+	}
 	if err := f.Validate(); err != nil {
 		return f, usagef("%s: %v", cmd, err)
 	}
 	return f, nil
+}
+
+// protoFrom reads --tcp and --udp: the kind of socket on --port that
+// counts, "" for both (freeing or listing a port means every socket on
+// it, of either kind).
+func protoFrom(c *cli.Context, ports bool) (string, error) {
+	tcp, udp := c.Bool("tcp"), c.Bool("udp")
+	switch {
+	case tcp && udp:
+		return "", errors.New("--tcp with --udp: give one, or neither for both")
+	case (tcp || udp) && !ports:
+		return "", errors.New("--tcp and --udp need --port, the ports whose sockets they choose")
+	case tcp:
+		return "tcp", nil
+	case udp:
+		return "udp", nil
+	}
+	return "", nil
 }

@@ -31,7 +31,9 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "outlive-parent", Usage: "keep running when tether's parent or an ancestor (the shell, make) dies"},
 			&cli.BoolFlag{Name: "forking", Usage: "for a COMMAND that daemonizes (pg_ctl start, nginx): run until its whole tree is gone, not until COMMAND exits"},
 			&cli.BoolFlag{Name: "exec", Usage: "no supervisor: arm the parent-death signal on tether and exec COMMAND in place"},
-			&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "first free `PORT`: reclaim a stranded tethered holder, refuse any other (repeatable)"},
+			&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "first free `PORT` (8080, :8080, localhost:8080): reclaim a stranded tethered holder, refuse any other (repeatable)"},
+			&cli.BoolFlag{Name: "tcp", Usage: "with --port, only its TCP listening sockets count"},
+			&cli.BoolFlag{Name: "udp", Usage: "with --port, only its bound UDP sockets count"},
 			&cli.BoolFlag{Name: "foreign", Usage: "with --port: also end a holder tether did not start (a listener of the port, never a client)"},
 			&cli.BoolFlag{Name: "replace", Usage: "with --port: end a holder whose tether is alive (a run left in another terminal) through that tether"},
 			&cli.GenericFlag{Name: "contain", Value: &containFlag{}, Usage: "keep the whole tree in a kernel container (cgroup or PID namespace) and end it whole; `[=MODE]` is auto (the default), cgroup or pidns"},
@@ -123,6 +125,9 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 	if err != nil {
 		return cfg, nil, usagef("tether run: --port: %v", err)
 	}
+	if _, err := protoFrom(c, len(ports) > 0); err != nil {
+		return cfg, nil, usagef("tether run: %v", err)
+	}
 	return cfg, ports, nil
 }
 
@@ -174,13 +179,14 @@ func startError(err error, exec bool) error {
 // The ports are looked up again after the signals (the reclaim's
 // summary): a port still held refuses the run.
 func freePorts(c *cli.Context, cfg spawn.Config, ports []uint16) error {
+	proto, _ := protoFrom(c, len(ports) > 0)
 	if len(ports) == 0 {
 		if c.Bool("foreign") || c.Bool("replace") {
 			return usagef("tether run: --foreign and --replace go with --port")
 		}
 		return nil
 	}
-	f := reclaim.Filter{Markers: cfg.Markers, Ports: ports, All: c.Bool("replace"), Foreign: c.Bool("foreign")}
+	f := reclaim.Filter{Markers: cfg.Markers, Ports: ports, All: c.Bool("replace"), Foreign: c.Bool("foreign"), Proto: proto}
 	act := reclaim.Action{Grace: cfg.Grace, ViaSupervisor: c.Bool("replace"), Settle: defaultSettle}
 	var done func()
 	act.Progress, done = graceStatus(c)

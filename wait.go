@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,21 +22,28 @@ const (
 func waitCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "wait",
-		Usage:     "wait until every --port has a listener (a server is ready; --http: it answers; --free: none left), or its --pid is gone",
+		Usage:     "wait until every --port has a listener, every --url answers, every --socket accepts and every --file is there (--free: none left), or --pid is gone",
 		ArgsUsage: " ",
-		Description: "Exit status: 0 every port has a listener (--http: one that answered below --status;\n" +
-			"--free: none left); 1 --timeout ran out; 3 --pid is gone; 125 bad usage. Ctrl-C ends it\n" +
-			"as any command (130).",
+		Description: "Exit status: 0 all ready (--http, --url: answered with --status; --free: none left);\n" +
+			"1 --timeout ran out, naming each one not ready; 3 --pid is gone; 125 bad usage. Ctrl-C\n" +
+			"ends it as any command (130).",
 		HideHelpCommand: true,
 		OnUsageError:    usageError,
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "wait for a listener on `PORT` (TCP listening or UDP bound): 8080, 3000-3005 or 3000,3002; repeatable"},
+			&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "wait for a listener on `[HOST:]PORT`: 8080, :8080, 3000-3005 or 3000,3002; a HOST of another machine (db:5432) is ready when it accepts a TCP connection; repeatable"},
+			&cli.BoolFlag{Name: "tcp", Usage: "count only listening TCP sockets on --port (the default)"},
+			&cli.BoolFlag{Name: "udp", Usage: "count only bound UDP sockets on --port instead"},
+			&cli.StringSliceFlag{Name: "url", Usage: "ready when GET `URL` (http://HOST:PORT/PATH, or http://unix:SOCKET:/PATH) answers with --status; repeatable"},
+			&cli.StringSliceFlag{Name: "socket", Usage: "ready when the unix socket `PATH` accepts a connection (--free: when it does not); repeatable"},
+			&cli.StringSliceFlag{Name: "file", Usage: "ready when the file `PATH` exists (--free: when it is gone); repeatable"},
 			&cli.StringFlag{Name: "pid", Usage: "stop at once, exit 3, when process `PID` (the server, or its tether run) is gone"},
 			&cli.BoolFlag{Name: "owned", Usage: "count only a listener held by --pid or its descendants"},
-			&cli.BoolFlag{Name: "free", Usage: "wait until nothing listens on any --port any more (a server stopped) instead"},
-			&cli.StringFlag{Name: "http", Usage: "ready when GET `PATH` (as /health), sent to the port's own TCP listener, answers below --status; 1s a try"},
-			&cli.IntFlag{Name: "status", Value: 500, Usage: "with --http, the first `STATUS` that is not ready (100-999)"},
-			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after `DURATION`, exit 1; 0 checks once"},
+			&cli.BoolFlag{Name: "free", Usage: "wait until nothing listens on any --port, no --socket accepts and no --file is left instead"},
+			&cli.StringFlag{Name: "http", Usage: "ready when GET `PATH` (as /health), sent to each --port's own TCP listener, answers with --status"},
+			&cli.StringFlag{Name: "status", Value: "200-299", Usage: "with --http or --url, the `STATUSES` that are ready: a list of statuses and ranges, as 200-299,401"},
+			&cli.BoolFlag{Name: "no-follow", Usage: "with --http or --url, take a redirect's own status instead of following it (up to 10)"},
+			&cli.DurationFlag{Name: "http-timeout", Value: time.Second, Usage: "with --http or --url, how long one GET may take, connecting included"},
+			&cli.StringFlag{Name: "timeout", Value: "30s", Usage: "give up after `DURATION`, exit 1; 0 checks once; forever waits until ready (or --pid is gone, or Ctrl-C)"},
 			&cli.DurationFlag{Name: "interval", Value: 50 * time.Millisecond, Usage: "pause `DURATION` before the second check, growing by half to 250ms"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 		},
@@ -45,11 +53,12 @@ func waitCommand() *cli.Command {
 
 // waitReport is tether wait --json.
 type waitReport struct {
-	Ready     bool             `json:"ready"`
-	PIDGone   bool             `json:"pid_gone,omitempty"`
-	TimedOut  bool             `json:"timed_out,omitempty"`
-	ElapsedMS int64            `json:"elapsed_ms"`
-	Ports     []readiness.Port `json:"ports"`
+	Ready     bool               `json:"ready"`
+	PIDGone   bool               `json:"pid_gone,omitempty"`
+	TimedOut  bool               `json:"timed_out,omitempty"`
+	ElapsedMS int64              `json:"elapsed_ms"`
+	Ports     []readiness.Port   `json:"ports"`
+	Targets   []readiness.Target `json:"targets,omitempty"`
 }
 
 // waitSpecFrom is what tether wait was asked, each flag checked here so
@@ -57,14 +66,43 @@ type waitReport struct {
 func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 	var s readiness.Spec
 	if c.NArg() > 0 {
-		return s, usagef("tether wait: unexpected argument %q (wait for ports with --port)", c.Args().First())
+		return s, usagef("tether wait: unexpected argument %q (wait for ports with --port, URLs with --url)", c.Args().First())
 	}
 	var err error
-	if s.Ports, err = parsePorts(c.StringSlice("port")); err != nil {
+	if s.Ports, s.Remote, err = parseEndpoints(c.StringSlice("port")); err != nil {
 		return s, usagef("tether wait: --port: %v", err)
 	}
-	if len(s.Ports) == 0 {
-		return s, usagef("tether wait: nothing to wait for: give --port")
+	for _, raw := range c.StringSlice("url") {
+		u, err := readiness.ParseURL(raw)
+		if err != nil {
+			return s, usagef("tether wait: --url: %v", err)
+		}
+		s.URLs = append(s.URLs, u)
+	}
+	for _, name := range []string{"socket", "file"} {
+		for _, p := range c.StringSlice(name) {
+			if p == "" {
+				return s, usagef("tether wait: --%s: invalid path \"\": empty", name)
+			}
+			if fi, err := os.Stat(p); name == "file" && err == nil && fi.IsDir() {
+				return s, usagef("tether wait: --file: %s is a directory, not a file", sanitize(p))
+			}
+		}
+	}
+	s.Sockets, s.Files = c.StringSlice("socket"), c.StringSlice("file")
+	if len(s.Ports)+len(s.Remote)+len(s.URLs)+len(s.Sockets)+len(s.Files) == 0 {
+		return s, usagef("tether wait: nothing to wait for: give --port, --url, --socket or --file")
+	}
+	switch {
+	case c.Bool("tcp") && c.Bool("udp"):
+		return s, usagef("tether wait: --tcp with --udp: give one (--tcp is the default)")
+	case c.Bool("udp"):
+		s.Proto = "udp"
+		if len(s.Remote) > 0 {
+			return s, usagef("tether wait: --udp with --port %s: a port of another machine is checked by a TCP connection", s.Remote[0])
+		}
+	default:
+		s.Proto = "tcp"
 	}
 	if c.IsSet("pid") {
 		if s.PID, err = parsePID(c.String("pid")); err != nil {
@@ -79,32 +117,70 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 		if s.HTTP = c.String("http"); s.HTTP == "" {
 			return s, usagef("tether wait: --http: invalid path \"\": empty (want a path such as /health)")
 		}
+		if len(s.Ports) == 0 {
+			return s, usagef("tether wait: --http %s needs a --port of this machine, whose listener it is sent to (--url for another host's)", sanitize(s.HTTP))
+		}
+		if s.Proto == "udp" {
+			return s, usagef("tether wait: --http with --udp: HTTP is asked of a TCP listener")
+		}
 	}
+	web := s.HTTP != "" || len(s.URLs) > 0
 	switch {
 	case s.Free && s.Owned:
 		return s, usagef("tether wait: --free with --owned: a free port has no listener to own")
 	case s.Free && s.HTTP != "":
 		return s, usagef("tether wait: --free with --http %q: a free port has no listener to answer", s.HTTP)
-	case c.IsSet("status") && s.HTTP == "":
-		return s, usagef("tether wait: --status %d needs --http, the request it is the answer to", c.Int("status"))
+	case s.Free && len(s.URLs) > 0:
+		return s, usagef("tether wait: --free with --url %s: a URL is waited for to answer (--free -p HOST:PORT waits until it refuses)", s.URLs[0])
+	case !web && c.IsSet("status"):
+		return s, usagef("tether wait: --status %s needs --http or --url, the request it is the answer to", sanitize(c.String("status")))
+	case !web && c.IsSet("no-follow"):
+		return s, usagef("tether wait: --no-follow needs --http or --url")
+	case !web && c.IsSet("http-timeout"):
+		return s, usagef("tether wait: --http-timeout needs --http or --url")
 	}
-	if s.HTTP != "" {
-		s.Status = c.Int("status")
-		if s.Status < 100 || s.Status > 999 {
-			return s, usagef("tether wait: --status: invalid status %d: must be 100-999", s.Status)
+	if web {
+		if s.Accept, err = readiness.ParseStatuses(c.String("status")); err != nil {
+			return s, usagef("tether wait: --status: %v", err)
 		}
-		if err := (readiness.Spec{Ports: s.Ports, HTTP: s.HTTP}).Validate(); err != nil {
-			return s, usagef("tether wait: --http: %v", err)
+		s.NoFollow = c.Bool("no-follow")
+		if s.HTTPTimeout = c.Duration("http-timeout"); s.HTTPTimeout <= 0 {
+			return s, usagef("tether wait: --http-timeout: %q is not a positive duration", s.HTTPTimeout)
+		}
+		if s.HTTP != "" {
+			if err := (readiness.Spec{Ports: s.Ports, HTTP: s.HTTP}).Validate(); err != nil {
+				return s, usagef("tether wait: --http: %v", err)
+			}
 		}
 	}
-	s.Timeout, s.Interval = c.Duration("timeout"), c.Duration("interval")
-	if s.Timeout < 0 {
-		return s, usagef("tether wait: --timeout: negative duration %q", s.Timeout)
+	if s.Timeout, err = parseTimeout(c.String("timeout")); err != nil {
+		return s, usagef("tether wait: --timeout: %v", err)
 	}
-	if s.Interval <= 0 {
+	if s.Interval = c.Duration("interval"); s.Interval <= 0 {
 		return s, usagef("tether wait: --interval: %q is not a positive duration", s.Interval)
 	}
 	return s, nil
+}
+
+// parseTimeout parses --timeout: a duration (0 looks once), or forever.
+// A bare number is refused rather than guessed at: wait-on takes
+// milliseconds, other tools seconds.
+func parseTimeout(v string) (time.Duration, error) {
+	switch strings.ToLower(v) {
+	case "forever", "none", "inf", "infinity":
+		return readiness.NoLimit, nil
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil && v != "0" {
+		return 0, fmt.Errorf("invalid duration %q: give a unit (%sms, %ss), or forever", v, v, v)
+	}
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("invalid duration %q: want a duration such as 30s, 2m or 500ms, 0 to look once, or forever", v)
+	case d < 0:
+		return 0, fmt.Errorf("negative duration %q", v)
+	}
+	return d, nil
 }
 
 func runWait(c *cli.Context) error {
@@ -118,11 +194,14 @@ func runWait(c *cli.Context) error {
 		return failf("tether wait: %v", err)
 	}
 	ready, gone := res.Ready, res.PIDGone
-	rep := waitReport{Ready: ready, PIDGone: gone, TimedOut: !ready && !gone, ElapsedMS: time.Since(start).Milliseconds(), Ports: res.Ports}
+	rep := waitReport{Ready: ready, PIDGone: gone, TimedOut: !ready && !gone, ElapsedMS: time.Since(start).Milliseconds(), Ports: res.Ports, Targets: res.Targets}
+	if rep.Ports == nil {
+		rep.Ports = []readiness.Port{}
+	}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else if ready {
-		err = writeWait(c.App.Writer, s, rep.Ports)
+		err = writeWait(c.App.Writer, s, rep.Ports, rep.Targets)
 	}
 	if err != nil {
 		return failf("tether wait: write: %v", err)
@@ -131,17 +210,21 @@ func runWait(c *cli.Context) error {
 	case ready:
 		return nil
 	case gone:
-		return cli.Exit(fmt.Sprintf("tether wait: PID %d is gone; %s", s.PID, missing(s, rep.Ports)), exitPIDGone)
+		return cli.Exit(fmt.Sprintf("tether wait: PID %d is gone; %s", s.PID, missing(s, rep.Ports, rep.Targets)), exitPIDGone)
 	}
-	return cli.Exit(fmt.Sprintf("tether wait: timed out after %v; %s", s.Timeout, missing(s, rep.Ports)), exitTimedOut)
+	return cli.Exit(fmt.Sprintf("tether wait: timed out after %v; %s", s.Timeout, missing(s, rep.Ports, rep.Targets)), exitTimedOut)
 }
 
 // writeWait prints each port and its holders: what is ready, and whose;
 // with --http, the answer too.
-func writeWait(w io.Writer, s readiness.Spec, ports []readiness.Port) error {
+func writeWait(w io.Writer, s readiness.Spec, ports []readiness.Port, targets []readiness.Target) error {
 	for _, p := range ports {
 		line := fmt.Sprintf("port %d: free", p.Port)
-		if !s.Free {
+		switch {
+		case s.Free:
+		case len(p.Listeners) == 0 && len(p.HiddenOwners) > 0:
+			line = fmt.Sprintf("port %d: held by a process of uid %s, out of sight: run as root to see it", p.Port, joinInts(p.HiddenOwners))
+		default:
 			line = fmt.Sprintf("port %d: %s, %s", p.Port, listenerText(p.Listeners), holdersText(p.Holders))
 		}
 		if p.URL != "" {
@@ -151,7 +234,22 @@ func writeWait(w io.Writer, s readiness.Spec, ports []readiness.Port) error {
 			return err
 		}
 	}
+	for _, t := range targets {
+		if _, err := fmt.Fprintln(w, targetText(t)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// targetText is one resource and what was found of it: "tcp
+// db:5432: accepted at 172.18.0.2:5432", "GET http://…: answered 200".
+func targetText(t readiness.Target) string {
+	kind := t.Kind
+	if kind == "http" {
+		kind = "GET"
+	}
+	return kind + " " + sanitize(t.Name) + ": " + sanitize(t.Detail)
 }
 
 // holdersText names each holder once: PID, name and verdict when
@@ -174,7 +272,7 @@ func holdersText(holders []readiness.Holder) string {
 // missing names what the wait did not get: the ports without a
 // listener; with --free, each port still held and by whom; with --http,
 // each port not answered and what it answered instead.
-func missing(s readiness.Spec, ports []readiness.Port) string {
+func missing(s readiness.Spec, ports []readiness.Port, targets []readiness.Target) string {
 	var m []string
 	for _, p := range ports {
 		if p.Ready {
@@ -195,6 +293,26 @@ func missing(s readiness.Spec, ports []readiness.Port) string {
 			m = append(m, strconv.Itoa(int(p.Port)))
 		}
 	}
+	var other []string
+	for _, t := range targets {
+		if !t.Ready {
+			other = append(other, targetText(t))
+		}
+	}
+	if len(other) > 0 {
+		if len(m) > 0 {
+			other = append([]string{missingPorts(s, m)}, other...)
+		}
+		return strings.Join(other, "; ")
+	}
+	if len(m) == 0 && len(ports) == 0 {
+		return "every one is ready"
+	}
+	return missingPorts(s, m)
+}
+
+// missingPorts words what missing found of the ports.
+func missingPorts(s readiness.Spec, m []string) string {
 	switch {
 	case s.Free && len(m) == 0:
 		return "every port is free"

@@ -19,6 +19,9 @@ type Filter struct {
 	// Ports narrows the selection to the holders of these ports (TCP
 	// listening or UDP bound, IPv4 or IPv6).
 	Ports []uint16
+	// Proto, with Ports, counts only sockets of one kind: "tcp"
+	// (listening) or "udp" (bound); "" for both.
+	Proto string
 	// RunID narrows the selection to one run.
 	RunID string
 	// All selects supervised processes too; by default only stranded
@@ -50,6 +53,9 @@ func (f Filter) Validate() error {
 		if p == 0 {
 			return errors.New("invalid port \"0\": must be 1-65535")
 		}
+	}
+	if f.Proto != "" && f.Proto != "tcp" && f.Proto != "udp" {
+		return fmt.Errorf("invalid protocol %q: tcp, udp or \"\" for both", f.Proto)
 	}
 	return nil
 }

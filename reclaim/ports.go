@@ -75,21 +75,21 @@ func portStates(ports []uint16, ls map[uint64]Listener, hs []sockets.Holder) []P
 // it as their holder. A socket with no holder left in sight (one that an
 // unseen process held too, or one bound while the reclaim ran) counts by
 // its owner as hidden: the port is not free.
-func after(ports []uint16, hs []sockets.Holder, results []Result) []PortState {
+func after(ports []uint16, proto string, hs []sockets.Holder, results []Result) []PortState {
 	ended := map[int]bool{}
 	for _, r := range results {
 		if r.ended() {
 			ended[r.PID] = true
 		}
 	}
-	ls, err := sockets.Listeners(ports...)
+	ls, err := listeners(ports, proto)
 	// A socket whose holders all ended can outlive them by a moment: a
 	// process is seen gone (a zombie, on the paths without pidfds) while
 	// its last thread still releases its descriptors. It is looked at
 	// again for up to a second before it is said to be held.
 	for deadline := time.Now().Add(time.Second); err == nil && lingering(ls, hs, ended) && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
-		ls, err = sockets.Listeners(ports...)
+		ls, err = listeners(ports, proto)
 	}
 	if err != nil {
 		trace.Printf("port states after the reclaim: %v", err)
@@ -102,6 +102,33 @@ func after(ports []uint16, hs []sockets.Holder, results []Result) []PortState {
 		}
 	}
 	return portStates(ports, ls, still)
+}
+
+// listeners are the sockets of proto ("" for any) on ports now.
+func listeners(ports []uint16, proto string) (map[uint64]Listener, error) {
+	ls, err := sockets.Listeners(ports...)
+	return ofProto(ls, proto), err
+}
+
+// ofProto keeps the listeners of proto ("" for any).
+func ofProto(ls map[uint64]Listener, proto string) map[uint64]Listener {
+	if proto == "" {
+		return ls
+	}
+	for ino, l := range ls {
+		if l.Proto != proto {
+			delete(ls, ino)
+		}
+	}
+	return ls
+}
+
+// holdersOfProto keeps the holders of listeners of proto ("" for any).
+func holdersOfProto(hs []sockets.Holder, proto string) []sockets.Holder {
+	if proto == "" {
+		return hs
+	}
+	return slices.DeleteFunc(hs, func(h sockets.Holder) bool { return h.Listener.Proto != proto })
 }
 
 // lingering reports whether a socket of ls was held only by processes

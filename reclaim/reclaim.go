@@ -71,8 +71,8 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	}
 	sum := Summary{Results: results, Ports: s.ports}
 	if len(f.Ports) > 0 && !act.DryRun {
-		sum.Ports = after(sockets.Unique(f.Ports), s.holders, results)
-		settle(sum.Ports, freed(s.ports, sum.Ports), act.Settle, startersOf(results), began)
+		sum.Ports = after(sockets.Unique(f.Ports), f.Proto, s.holders, results)
+		settle(sum.Ports, freed(s.ports, sum.Ports), f.Proto, act.Settle, startersOf(results), began)
 	}
 	sum.ExplainLeft()
 	return sum, nil

@@ -47,7 +47,7 @@ const restartWatch = 4
 // up to restartWatch windows. Watching costs one socket-table dump a
 // step and one read of each starter's children lists; holders are looked
 // up only for a port taken again.
-func settle(states []PortState, freed []uint16, window time.Duration, starters []starter, since time.Time) {
+func settle(states []PortState, freed []uint16, proto string, window time.Duration, starters []starter, since time.Time) {
 	if window <= 0 || len(freed) == 0 {
 		return
 	}
@@ -67,7 +67,7 @@ func settle(states []PortState, freed []uint16, window time.Duration, starters [
 			trace.Printf("settle: a starter of an ended holder starts children: watching up to %v", limit)
 		}
 		time.Sleep(settleStep)
-		ls, err := sockets.Listeners(watch...)
+		ls, err := listeners(watch, proto)
 		if err != nil {
 			trace.Printf("settle: %v", err)
 			return

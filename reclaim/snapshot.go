@@ -81,7 +81,7 @@ func take(f Filter, runs bool) (*snapshot, error) {
 	held := map[int][]Listener{}
 	if len(f.Ports) > 0 {
 		var err error
-		if pids, held, err = s.lookPorts(f.Ports); err != nil {
+		if pids, held, err = s.lookPorts(f.Ports, f.Proto); err != nil {
 			return nil, err
 		}
 	} else {
@@ -138,11 +138,12 @@ func (s *snapshot) check(pid int, f Filter) (Process, error) {
 // lookPorts reads the sockets that serve the ports and the processes
 // that hold them (the one walk of every fd table that a port lookup
 // makes): the holders by PID, each with its listeners.
-func (s *snapshot) lookPorts(ports []uint16) ([]int, map[int][]Listener, error) {
+func (s *snapshot) lookPorts(ports []uint16, proto string) ([]int, map[int][]Listener, error) {
 	ls, hs, err := sockets.Lookup(ports...)
 	if err != nil {
 		return nil, nil, err
 	}
+	ls, hs = ofProto(ls, proto), holdersOfProto(hs, proto)
 	s.ports, s.holders = portStates(ports, ls, hs), hs
 	traceStates(s.ports)
 	var pids []int

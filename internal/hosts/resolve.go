@@ -47,6 +47,15 @@ func Resolve(host string, timeout time.Duration) ([]netip.Addr, error) {
 	return as, nil
 }
 
+// Check reports a host that is neither an IP address nor a host name as
+// DNS spells one, naming it: what Resolve refuses before it looks.
+func Check(host string) error {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
+	}
+	return checkName(host)
+}
+
 // checkName accepts a host name as DNS spells one: labels of letters,
 // digits, '-' and '_' (service names), 1 to 63 bytes each, 253 in all.
 func checkName(host string) error {
