@@ -26,7 +26,7 @@ type Spec struct {
 	// until ready or PID is gone.
 	Timeout time.Duration
 	// Interval is the first pause between two checks (0 is 50ms); each
-	// next one is half as long again, up to 250ms or Interval, whichever
+	// next one is half as long again, up to 100ms or Interval, whichever
 	// is longer.
 	Interval time.Duration
 	// Free turns the wait around: every port must have no listener left,
