@@ -6,27 +6,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"net/netip"
 	"os"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// endpoint is where a check connects: a TCP address, or a unix
-// socket's path.
-type endpoint struct {
-	tcp  netip.AddrPort
-	unix string
-}
-
-func (e endpoint) String() string {
-	if e.unix != "" {
-		return e.unix
-	}
-	return e.tcp.String()
-}
 
 // dial connects to e before deadline, which then holds for what is
 // written and read. It is built on the socket calls and os.File's poller

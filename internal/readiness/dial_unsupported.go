@@ -4,25 +4,10 @@ package readiness
 
 import (
 	"fmt"
-	"net/netip"
 	"os"
 	"runtime"
 	"time"
 )
-
-// endpoint is where a check connects: a TCP address, or a unix
-// socket's path.
-type endpoint struct {
-	tcp  netip.AddrPort
-	unix string
-}
-
-func (e endpoint) String() string {
-	if e.unix != "" {
-		return e.unix
-	}
-	return e.tcp.String()
-}
 
 // dial fails: no socket is opened here (no listener is found to send a
 // request to either).
