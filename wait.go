@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,7 +34,7 @@ func waitCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "wait for a listener on `[HOST:]PORT`: 8080, :8080, 3000-3005 or 3000,3002; a HOST of another machine (db:5432) is ready when it accepts a TCP connection; repeatable"},
 			&cli.BoolFlag{Name: "tcp", Usage: "count only listening TCP sockets on --port (the default)"},
 			&cli.BoolFlag{Name: "udp", Usage: "count only bound UDP sockets on --port instead"},
-			&cli.StringSliceFlag{Name: "url", Usage: "ready when GET `URL` (http://HOST:PORT/PATH, or http://unix:SOCKET:/PATH) answers with --status; repeatable"},
+			&cli.StringSliceFlag{Name: "url", Usage: "ready when GET `URL` (http://HOST:PORT/PATH, https://HOST:PORT/PATH, or http://unix:SOCKET:/PATH) answers with --status; repeatable"},
 			&cli.StringSliceFlag{Name: "socket", Usage: "ready when the unix socket `PATH` accepts a connection (--free: when it does not); repeatable"},
 			&cli.StringSliceFlag{Name: "file", Usage: "ready when the file `PATH` exists (--free: when it is gone); repeatable"},
 			&cli.StringFlag{Name: "pid", Usage: "stop at once, exit 3, when process `PID` (the server, or its tether run) is gone"},
@@ -42,6 +43,7 @@ func waitCommand() *cli.Command {
 			&cli.StringFlag{Name: "http", Usage: "ready when GET `PATH` (as /health), sent to each --port's own TCP listener, answers with --status"},
 			&cli.StringFlag{Name: "status", Value: "200-299", Usage: "with --http or --url, the `STATUSES` that are ready: a list of statuses and ranges, as 200-299,401"},
 			&cli.BoolFlag{Name: "no-follow", Usage: "with --http or --url, take a redirect's own status instead of following it (up to 10)"},
+			&cli.BoolFlag{Name: "insecure", Aliases: []string{"k"}, Usage: "with an https --url, accept a certificate that does not verify (a dev server's self-signed one)"},
 			&cli.DurationFlag{Name: "http-timeout", Value: time.Second, Usage: "with --http or --url, how long one GET may take, connecting included"},
 			&cli.StringFlag{Name: "timeout", Value: "30s", Usage: "give up after `DURATION`, exit 1; 0 checks once; forever waits until ready (or --pid is gone, or Ctrl-C)"},
 			&cli.DurationFlag{Name: "interval", Value: 50 * time.Millisecond, Usage: "pause `DURATION` before the second check, growing by half to 100ms"},
@@ -139,6 +141,16 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 	case !web && c.IsSet("http-timeout"):
 		return s, usagef("tether wait: --http-timeout needs --http or --url")
 	}
+	tls := slices.ContainsFunc(s.URLs, func(u readiness.URL) bool { return u.TLS })
+	if c.Bool("insecure") && !tls {
+		return s, usagef("tether wait: --insecure needs an https --url, whose certificate it is about")
+	}
+	if tls {
+		if s.HTTPSProgram, err = readiness.FindHTTPSProgram(); err != nil {
+			return s, usagef("tether wait: --url %s: %v (go install github.com/tetherproc/tether/cmd/%s)", firstTLS(s.URLs), err, readiness.HTTPSProgram)
+		}
+		s.Insecure = c.Bool("insecure")
+	}
 	if web {
 		if s.Accept, err = readiness.ParseStatuses(c.String("status")); err != nil {
 			return s, usagef("tether wait: --status: %v", err)
@@ -160,6 +172,12 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 		return s, usagef("tether wait: --interval: %q is not a positive duration", s.Interval)
 	}
 	return s, nil
+}
+
+// firstTLS is the first https URL of us.
+func firstTLS(us []readiness.URL) readiness.URL {
+	i := slices.IndexFunc(us, func(u readiness.URL) bool { return u.TLS })
+	return us[i]
 }
 
 // parseTimeout parses --timeout: a duration (0 looks once), or forever.

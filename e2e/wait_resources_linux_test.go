@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,6 +115,40 @@ func TestWaitURLSocketFile(t *testing.T) {
 	}
 }
 
+// An https dev server with a self-signed certificate: not ready until
+// --insecure (-k) accepts it, then ready; a redirect to a 503 is not; a
+// tether without its https program says so at once.
+func TestWaitHTTPS(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {})
+	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/down", http.StatusFound) })
+	mux.HandleFunc("/down", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) })
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	if r, _ := timedWait(t, "--url", srv.URL, "--timeout", "300ms"); r.code != 1 || !strings.Contains(r.stderr, "certificate signed by unknown authority") {
+		t.Errorf("a self-signed certificate without --insecure: %+v; want exit 1 naming the certificate", r)
+	}
+	if r, _ := timedWait(t, "-k", "--url", srv.URL, "--timeout", "20s"); r.code != 0 || !strings.Contains(r.stdout, "GET "+srv.URL+"/: answered 200") {
+		t.Errorf("-k on a self-signed certificate: %+v", r)
+	}
+	if r, _ := timedWait(t, "--insecure", "--url", srv.URL+"/old", "--timeout", "300ms"); r.code != 1 || !strings.Contains(r.stderr, "GET "+srv.URL+"/down answered 503, not 200-299") {
+		t.Errorf("a redirect to a 503: %+v", r)
+	}
+	alone := filepath.Join(t.TempDir(), "tether")
+	if err := os.Link(tetherBin, alone); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(alone, "wait", "-k", "--url", srv.URL)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != exitUsage || !strings.Contains(string(out), "https needs the program tether-https") || strings.Count(string(out), "\n") != 1 {
+		t.Errorf("a tether with no tether-https beside it or on PATH: %v, exit %d: %s", err, code, out)
+	}
+}
+
 // --timeout forever waits until interrupted; Ctrl-C (SIGINT) ends it as
 // it ends any command.
 func TestWaitForever(t *testing.T) {
@@ -166,7 +203,8 @@ func TestWaitBadForms(t *testing.T) {
 		{[]string{"-p", "[::1]"}, `want [IPV6]:PORT`},
 		{[]string{"--url", "http://x/", "--status", "299-200"}, `reversed`},
 		{[]string{"--file", dir}, `is a directory, not a file`},
-		{[]string{"--url", "https://localhost:8443/"}, `https is not supported`},
+		{[]string{"--url", "https://unix:/run/a.sock:/"}, `https over a unix socket is not supported`},
+		{[]string{"-p", "80", "--insecure"}, `--insecure needs an https --url`},
 		{[]string{"--url", "http://a:b:c/"}, `more than one ':'`},
 		{[]string{"-p", "80", "--timeout", "5000"}, `give a unit`},
 		{[]string{"-p", "80", "--tcp", "--udp"}, `--tcp with --udp`},

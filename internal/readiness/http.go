@@ -111,6 +111,8 @@ func (u URL) follow(loc string) (URL, error) {
 	switch {
 	case strings.HasPrefix(loc, "http://"), strings.HasPrefix(loc, "https://"):
 		return ParseURL(loc)
+	case strings.HasPrefix(loc, "//") && u.TLS:
+		return ParseURL("https:" + loc)
 	case strings.HasPrefix(loc, "//"):
 		return ParseURL("http:" + loc)
 	case strings.HasPrefix(loc, "/"):
@@ -133,6 +135,9 @@ func (u URL) follow(loc string) (URL, error) {
 // nothing more: the status (and a redirect's Location) is all a wait
 // wants to know, and the body can be anything, endless included.
 func (s Spec) getOnce(u URL) attempt {
+	if u.TLS {
+		return s.getTLS(u)
+	}
 	a := attempt{url: u.String()}
 	limit := s.tryLimit()
 	deadline := time.Now().Add(limit)

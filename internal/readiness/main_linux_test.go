@@ -2,6 +2,7 @@ package readiness_test
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tetherproc/tether/internal/proctest"
@@ -9,5 +10,9 @@ import (
 
 func TestMain(m *testing.M) {
 	proctest.Helper()
-	os.Exit(proctest.Run(m))
+	code := proctest.Run(m)
+	if httpsPath != "" && httpsErr == nil {
+		os.RemoveAll(filepath.Dir(httpsPath))
+	}
+	os.Exit(code)
 }

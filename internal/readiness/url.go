@@ -1,20 +1,22 @@
 package readiness
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 )
 
-// URL is an http URL a wait sends a GET to: a host and port, or a unix
-// socket that speaks HTTP ("http://unix:/run/app.sock:/health", as
-// wait-on writes it), and the path with its query.
+// URL is an http or https URL a wait sends a GET to: a host and port,
+// or a unix socket that speaks HTTP ("http://unix:/run/app.sock:/health",
+// as wait-on writes it), and the path with its query.
 type URL struct {
+	// TLS is an https URL: its GET goes through the helper program
+	// tether-https (see [HTTPSHelper]).
+	TLS bool `json:"tls,omitempty"`
 	// Host is the host as written (a name, an IPv4 address, an IPv6
 	// address without its brackets); "" with Socket.
 	Host string `json:"host,omitempty"`
-	// Port is the port, 80 when none is written.
+	// Port is the port, 80 (443 with TLS) when none is written.
 	Port uint16 `json:"port,omitempty"`
 	// Socket is the unix socket's path, for an HTTP server on one.
 	Socket string `json:"socket,omitempty"`
@@ -22,22 +24,22 @@ type URL struct {
 	Path string `json:"path"`
 }
 
-// ErrHTTPS is an https URL: a TLS client is not linked into tether (its
-// start-up cost, paid by every tether run, is over the project's bars).
-var ErrHTTPS = errors.New("https is not supported: tether speaks plain HTTP only (check the port with -p HOST:PORT, or an http endpoint)")
-
-// ParseURL parses an http URL: http://HOST[:PORT][/PATH], HOST an IPv6
-// address in brackets, or http://unix:SOCKET:/PATH. The error names the
-// URL and what is wrong with it.
+// ParseURL parses an http or https URL: http[s]://HOST[:PORT][/PATH],
+// HOST an IPv6 address in brackets, or http://unix:SOCKET:/PATH. The
+// error names the URL and what is wrong with it.
 func ParseURL(raw string) (URL, error) {
 	rest, ok := strings.CutPrefix(raw, "http://")
+	tls := false
 	if !ok {
-		if strings.HasPrefix(raw, "https://") {
-			return URL{}, fmt.Errorf("invalid URL %q: %w", raw, ErrHTTPS)
+		if rest, ok = strings.CutPrefix(raw, "https://"); !ok {
+			return URL{}, fmt.Errorf("invalid URL %q: not an http:// or https:// URL", raw)
 		}
-		return URL{}, fmt.Errorf("invalid URL %q: not an http:// URL", raw)
+		tls = true
 	}
 	if sock, ok := strings.CutPrefix(rest, "unix:"); ok {
+		if tls {
+			return URL{}, fmt.Errorf("invalid URL %q: https over a unix socket is not supported (http://unix:SOCKET:/PATH is)", raw)
+		}
 		path, req, found := strings.Cut(sock, ":")
 		if !found {
 			req = "/"
@@ -67,7 +69,10 @@ func ParseURL(raw string) (URL, error) {
 	if host == "" {
 		return URL{}, fmt.Errorf("invalid URL %q: no host", raw)
 	}
-	u := URL{Host: host, Port: 80, Path: path}
+	u := URL{TLS: tls, Host: host, Port: 80, Path: path}
+	if tls {
+		u.Port = 443
+	}
 	if port != "" {
 		n, err := strconv.Atoi(port)
 		if err != nil || n < 1 || n > 65535 {
@@ -122,6 +127,9 @@ func SplitHostPort(s string, optional bool) (host, port string, err error) {
 func (u URL) String() string {
 	if u.Socket != "" {
 		return "http://unix:" + u.Socket + ":" + u.Path
+	}
+	if u.TLS {
+		return "https://" + hostPort(u.Host, u.Port) + u.Path
 	}
 	return "http://" + hostPort(u.Host, u.Port) + u.Path
 }

@@ -13,6 +13,8 @@ func TestParseURL(t *testing.T) {
 		"http://h:81?q":                    {Host: "h", Port: 81, Path: "/?q"},
 		"http://unix:/run/app.sock:/ready": {Socket: "/run/app.sock", Path: "/ready"},
 		"http://unix:/run/app.sock":        {Socket: "/run/app.sock", Path: "/"},
+		"https://localhost:8443/x":         {TLS: true, Host: "localhost", Port: 8443, Path: "/x"},
+		"https://example.org":              {TLS: true, Host: "example.org", Port: 443, Path: "/"},
 	} {
 		got, err := ParseURL(raw)
 		if err != nil || got != want {
@@ -20,16 +22,16 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 	for raw, says := range map[string]string{
-		"https://localhost:8443/": "https is not supported",
-		"ftp://x":                 "not an http:// URL",
-		"http://:80/":             "no host",
-		"http://h:0/":             `invalid port "0"`,
-		"http://h:x/":             `invalid port "x"`,
-		"http://a:b:c/":           "more than one ':'",
-		"http://u@h/":             "user information",
-		"http://unix:run.sock:/":  "not absolute",
-		"http://h/a b":            `"/a b"`,
-		"http://[::1/":            "no ']'",
+		"https://unix:/run/a.sock:/": "https over a unix socket",
+		"ftp://x":                    "not an http:// or https:// URL",
+		"http://:80/":                "no host",
+		"http://h:0/":                `invalid port "0"`,
+		"http://h:x/":                `invalid port "x"`,
+		"http://a:b:c/":              "more than one ':'",
+		"http://u@h/":                "user information",
+		"http://unix:run.sock:/":     "not absolute",
+		"http://h/a b":               `"/a b"`,
+		"http://[::1/":               "no ']'",
 	} {
 		if _, err := ParseURL(raw); err == nil || !strings.Contains(err.Error(), says) {
 			t.Errorf("ParseURL(%q): %v; want an error saying %q", raw, err, says)
