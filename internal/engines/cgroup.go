@@ -8,10 +8,12 @@ import (
 	"github.com/tetherproc/tether/internal/cgroup"
 )
 
-// ParseCgroup reads the contents of /proc/PID/cgroup and returns the
-// manager its paths name, or nil for none. Only what the path says is
-// filled in: Kind, Engine and ID for a container (Proxy for Podman's
-// conmon), Name, User and UID for a unit.
+// parseCgroup reads the contents of /proc/PID/cgroup and returns the
+// manager its paths name, or nil for none, and the group the manager was
+// named by: the path up to and including the container's own component
+// or the unit's (a path of that line's hierarchy). Only what the path
+// says is filled in: Kind, Engine and ID for a container (Proxy for
+// Podman's conmon), Name, User and UID for a unit.
 //
 // A container named on any line wins over a unit, the cgroup v2 line
 // ("0::") first: with Docker's cgroupfs driver on a hybrid machine the
@@ -21,14 +23,6 @@ import (
 // there is no v2 line; other v1 controllers follow no naming rule. A
 // process of one of tether's own contained runs (a "tether-<token>" group
 // on any line) has no manager: tether ends its runs itself.
-func ParseCgroup(data []byte) *Manager {
-	m, _ := parseCgroup(data)
-	return m
-}
-
-// parseCgroup is ParseCgroup that also returns the group the manager was
-// named by: the path up to and including the container's own component
-// or the unit's (a path of that line's hierarchy).
 func parseCgroup(data []byte) (*Manager, string) {
 	var v2, systemd string
 	var haveV2, haveSystemd bool
@@ -70,14 +64,6 @@ func parseCgroup(data []byte) (*Manager, string) {
 		return unitOf(systemd)
 	}
 	return nil, ""
-}
-
-// ParseCgroupLine reads one line of /proc/PID/cgroup
-// ("HIERARCHY-ID:CONTROLLERS:PATH") as ParseCgroup reads a file of that
-// one line: a unit only from a v2 or name=systemd line.
-func ParseCgroupLine(line string) *Manager {
-	m, _ := parseCgroup([]byte(line))
-	return m
 }
 
 // splitLine splits a line of /proc/PID/cgroup into a key for its

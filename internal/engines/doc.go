@@ -14,7 +14,7 @@
 //
 // # What names the manager
 //
-// A process's /proc/PID/cgroup names its container or unit (ParseCgroup):
+// A process's /proc/PID/cgroup names its container or unit (parseCgroup):
 // docker-ID.scope or /docker/ID (Docker's systemd and cgroupfs drivers,
 // cgroup v1 and v2 alike), libpod-ID.scope or libpod-ID (Podman; its
 // conmon's libpod-conmon-ID.scope is the proxy's), nerdctl-ID.scope or
