@@ -5,10 +5,12 @@
 # self-signed certificate, accepted by each tool's own switch). A Node
 # server started 2 s before it listens writes the moment it listened;
 # the driver notes the moment the tool exited. Runs are interleaved,
-# one of each tool per round; medians in ms. Usage: bench/ready.sh [ROUNDS]
+# one of each tool per round; medians in ms.
+# Usage: bench/ready.sh [ROUNDS [KIND...]], KIND tcp, http or https (all by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-20}
+kinds="${*:2}"
 for tool in node npm openssl python3; do
 	command -v "$tool" >/dev/null || { echo "bench/ready.sh needs $tool" >&2; exit 2; }
 done
@@ -35,9 +37,9 @@ echo "## Time to ready: from a server's listen to the waiting tool's exit"
 echo
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, $(uname -sr), node $(node --version); median of $rounds interleaved rounds, ms"
 echo
-KEY="$work/key.pem" CERT="$work/cert.pem" python3 - "$work" "$rounds" <<'PY'
+KEY="$work/key.pem" CERT="$work/cert.pem" python3 - "$work" "$rounds" $kinds <<'PY'
 import os, socket, statistics, subprocess, sys, time
-work, rounds = sys.argv[1], int(sys.argv[2])
+work, rounds, kinds = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 nm = os.path.join(work, "node_modules", ".bin")
 def free_port():
     s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
@@ -61,6 +63,8 @@ env = dict(os.environ, NODE_TLS_REJECT_UNAUTHORIZED="0", NODE_NO_WARNINGS="1")
 print("| resource | " + " | ".join(["tether", "wait-on", "wait-port"]) + " |")
 print("|---|---:|---:|---:|")
 for kind, byTool in tools.items():
+    if kinds and kind not in kinds:
+        continue
     got = {t: [] for t in byTool}
     fails = {t: 0 for t in byTool}
     for _ in range(rounds):

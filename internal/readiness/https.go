@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tetherproc/tether/internal/hosts"
 )
 
 // HTTPSProgram is the name of the program that sends an https URL's
@@ -40,10 +43,27 @@ func FindHTTPSProgram() (string, error) {
 }
 
 // getTLS sends GET to an https URL through the helper program and reads
-// back its status and Location, or why there was none.
+// back its status and Location, or why there was none. The port is
+// first connected to here: while it refuses, as it does for most of a
+// wait, no program is started (a wait of a minute would start hundreds).
 func (s Spec) getTLS(u URL) attempt {
 	a := attempt{url: u.String()}
 	limit := s.tryLimit()
+	addrs, err := hosts.Resolve(u.Host, limit)
+	if err != nil {
+		a.err = err.Error()
+		return a
+	}
+	deadline := time.Now().Add(limit)
+	for _, ad := range addrs {
+		if err = accepts(endpoint{tcp: netip.AddrPortFrom(ad, u.Port)}, deadline); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		a.err = connError(err, limit)
+		return a
+	}
 	args := []string{"-timeout", limit.String()}
 	if s.Insecure {
 		args = append(args, "-insecure")
