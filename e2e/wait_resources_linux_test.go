@@ -185,6 +185,13 @@ func TestWaitOutOfSightHolderNamed(t *testing.T) {
 	if want := "port " + port + ": held by a process of uid 0, out of sight: run as root to see it"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("wait as uid 65534 on root's port: exit %d %q; want 0 and %q", code, out, want)
 	}
+	// Beside a resource that is not ready, the port is still ready: only
+	// the file is named at the timeout.
+	never := filepath.Join(sharedTemp(t), "never")
+	out, code = tetherAs(t, &syscall.Credential{Uid: 65534, Gid: 65534}, nil, "wait", "-p", port, "--file", never, "--timeout", "300ms")
+	if code != 1 || !strings.Contains(out, "file "+never+": not there") || strings.Contains(out, "no listener") {
+		t.Errorf("wait as uid 65534 on root's port and a file never made: exit %d %q; want 1, naming the file alone", code, out)
+	}
 }
 
 // Each malformed form: exit 125, one line naming it, nothing waited on.

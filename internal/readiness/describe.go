@@ -122,7 +122,9 @@ func (s Spec) portOf(port uint16, ls map[uint64]sockets.Listener, hs []sockets.H
 	case s.Free, s.HTTP != "":
 		r.Ready = st.ok[port]
 	default:
-		r.Ready = len(r.Listeners) > 0
+		// A socket out of sight is a listener all the same, unless
+		// only PID's count: whose it is cannot be told.
+		r.Ready = len(r.Listeners) > 0 || owners == nil && len(r.HiddenOwners) > 0
 	}
 	if a, ok := st.tries[port]; ok {
 		r.URL, r.HTTPStatus, r.HTTPError = a.url, a.status, a.err

@@ -73,13 +73,16 @@ func (s Spec) getTLS(u URL) attempt {
 	ctx, cancel := context.WithTimeout(context.Background(), limit+5*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, s.HTTPSProgram, append(args, u.String())...)
-	cmd.Env = []string{}
+	// No traceback of the helper's runtime (a thread it cannot create
+	// under ulimit -u) reaches the user: its first line says why.
+	cmd.Env = []string{"GOTRACEBACK=none"}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	a.status, a.location, a.err = parseHTTPSAnswer(string(out))
 	if a.err == "" && a.status == 0 {
-		a.err = fmt.Sprintf("%s gave no answer (%v): %s", s.HTTPSProgram, err, cut(strings.TrimSpace(stderr.String()), 200))
+		first, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		a.err = fmt.Sprintf("%s gave no answer (%v): %s", s.HTTPSProgram, err, cut(first, 200))
 	}
 	return a
 }
