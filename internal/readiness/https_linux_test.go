@@ -55,10 +55,10 @@ func TestWaitHTTPS(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !up {
-			w.WriteHeader(503)
+			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	})
-	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", 302) })
+	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
 	srv := httptest.NewTLSServer(mux)
 	defer srv.Close()
 	u, err := readiness.ParseURL(srv.URL + "/old")
