@@ -177,15 +177,22 @@ func (c *Child) held() bool {
 // then KILL, and it returns once each is gone. The run is the child's
 // subtree, what the list of its tree kept since it started still names,
 // its cgroup, and the strays: a process that left the tree (a session of
-// its own, its parent gone) is re-parented to this program or to one of
-// its ancestors, among whose children those younger than the child are
-// found by the run id they carry. No other process is read, so the cost
-// of a Stop grows with the children of the program's ancestors (init's
-// among them), not with every process of the machine. Where those
-// children cannot be listed (an ancestor hidden by hidepid), every
-// process's environment is read instead, and the debug trace says so. A
-// process that carries the run id but descends from another (started
-// through a service manager) is not the child's tree.
+// its own, its parent gone) is found by the run id it carries among the
+// processes born since the Host last looked. Before each look at the
+// trees the Host reads the last PID the kernel handed out, and PIDs are
+// handed out in rising order, so those born in between are the PIDs
+// between two such readings: a few, whatever the machine runs. The
+// Host's keeper looks every quarter of a second, so a Stop reads the
+// child's tree and the processes born on the machine since then, and
+// nothing in proportion to the machine or to the children of the
+// program's ancestors (init's, a CI runner's shell's). Where the last
+// PID cannot be read (a /proc of another PID namespace) or more than
+// 16,384 were born since the last look, the strays are searched among
+// the children of the program's line of ancestors, where an orphan is
+// re-parented, or among every process where those cannot be listed
+// (hidepid), and the debug trace says so. A process that carries the
+// run id but descends from another (started through a service manager)
+// is not the child's tree.
 //
 // A child that exited on its own is stopped all the same: what it left
 // behind is ended. When ctx is done before the tree has gone, the grace

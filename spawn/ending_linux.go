@@ -11,7 +11,6 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
-	"github.com/tetherproc/tether/probe"
 )
 
 // end ends the trees of cs side by side, Stop's of one child and Close's
@@ -55,14 +54,14 @@ type ending struct {
 	grouped map[*Child]bool
 	// owner is, for each member of the last look, its child.
 	owner map[proc.Member]*Child
-	// since and entries are the search for strays: the oldest start of
-	// the children, and their run ids' entries.
-	since   uint64
-	entries []string
-	byRun   map[string]*Child
-	full    bool // the search read every process (traced once)
+	// byRun finds the child a stray belongs to by its run id.
+	byRun map[string]*Child
+	full  bool // the search read every process (traced once)
 	// searched is when strays were last searched for.
 	searched time.Time
+	// born is how far the search by birth has come, as Host.born.
+	born   [2]int
+	bornOK bool
 }
 
 // strayEvery is how often strays are searched for while the trees are
@@ -91,10 +90,8 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 		en.seen[c] = slices.Clone(c.kept)
 		en.byRun[c.cfg.RunID] = c
 	}
+	en.born, en.bornOK = h.born, h.bornOK
 	h.mu.Unlock()
-	// Also of a contained child: a member may have moved itself out of
-	// its cgroup (systemd-run --scope) and left the tree.
-	en.since, en.entries = strayed(cs)
 	for _, c := range cs {
 		en.grouped[c] = c.groupSignal(syscall.SIGTERM)
 	}
@@ -127,17 +124,28 @@ func (en *ending) what() string {
 // It reports too whether one of the caller's processes is in the middle
 // of an execve, and cannot be told a member or not yet.
 func (en *ending) look() ([]proc.Member, bool) {
+	fs := proc.Host()
+	// Read before the trees: what is born later is the next search's.
+	mark, markOK := fs.LastPID()
 	all, owner := en.trees()
 	executing := false
-	if len(en.entries) > 0 && (len(all) == 0 || time.Since(en.searched) >= strayEvery) {
+	if len(all) == 0 || time.Since(en.searched) >= strayEvery {
 		en.searched = time.Now()
-		fs := proc.Host()
 		pids := make(map[int]bool, len(owner))
 		for m := range owner {
 			pids[m.PID] = true
 		}
 		known := func(pid int) bool { return pids[pid] }
-		vs, ex, full := fs.Strays(en.since, en.entries, probe.RunIDVar, known, spawnerTID)
+		h := en.children[0].host
+		vs, ex, spanned, full := h.strays(en.children, en.born[0], mark, en.bornOK && markOK, known)
+		switch {
+		case !markOK:
+			en.bornOK = false
+		case spanned:
+			en.born = [2]int{en.born[1], mark}
+		default:
+			en.born, en.bornOK = [2]int{mark, mark}, true
+		}
 		if full && !en.full {
 			en.full = true
 			trace.Printf("%s: no children lists to follow: every process read for strays", en.what())

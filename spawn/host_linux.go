@@ -59,8 +59,17 @@ type Host struct {
 	quit          chan struct{}
 	keeper        sync.WaitGroup
 	keeperStarted bool
-	closeOnce     sync.Once
-	closeErr      error
+	// born is how far the search for strays by birth has come (see
+	// proc.StraysBorn): every stray of a running child born up to
+	// born[1], a value of proc.LastPID, was found and is in its child's
+	// kept list. The next search starts at born[0], the value before,
+	// so that a process whose fork was under way as born[1] was read is
+	// searched for twice. bornOK is false while there are no such values
+	// (a /proc that cannot give them).
+	born      [2]int
+	bornOK    bool
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // NewHost makes the program's Host. Nothing is started until the first
@@ -110,6 +119,11 @@ func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
 	}
 	if err := h.watch(); err != nil {
 		return nil, err
+	}
+	if len(h.children) == 0 {
+		// No child, no stray: the search by birth starts afresh.
+		h.born[0], h.bornOK = proc.Host().LastPID()
+		h.born[1] = h.born[0]
 	}
 	c := &Child{Cmd: cmd, host: h, run: run{cfg: cfg, command: cmd.Args, guard: &h.guard}, stopped: make(chan struct{})}
 	if err := c.contain(); err != nil {
@@ -215,31 +229,87 @@ func (h *Host) keep() {
 	}
 }
 
-// list writes every child's tree down and returns the children whose
-// runs are over. The search for strays is made outside h.mu: where it
-// reads every process (no children lists), Start and Stop do not wait
-// on it.
+// list writes every child's tree down, with the strays of its run, for
+// its record and for the watchdog, and returns the children whose runs
+// are over: neither a tree nor a stray left.
 func (h *Host) list() (over []*Child) {
-	empty := h.record()
-	if len(empty) == 0 {
-		return nil
+	// Read before the trees: what is born later is the next search's.
+	mark, markOK := proc.Host().LastPID()
+	h.mu.Lock()
+	h.checkWatchdog()
+	trees := map[*Child][]proc.Member{}
+	var cs, empty []*Child
+	for _, c := range h.children {
+		if !c.stopping {
+			trees[c] = c.list()
+			cs = append(cs, c)
+			if len(trees[c]) == 0 { // the child is on it while it runs
+				empty = append(empty, c)
+			}
+		}
 	}
-	// One search for the runs that look over: a grandchild in a session
-	// of its own may have left before any tick listed it.
-	since, entries := strayed(empty)
-	left, executing, full := proc.Host().Strays(since, entries, probe.RunIDVar, nil, spawnerTID)
-	if full {
-		trace.Printf("host: no children lists to follow: every process read for %d runs that look over", len(empty))
+	from, byBirth := h.born[0], h.bornOK && markOK
+	h.mu.Unlock()
+	// One search for the strays of every child, made outside h.mu: by
+	// birth since the last one, a few reads; where it cannot be (no
+	// values of the last PID), for the runs that look over only, among
+	// the children of the program's line of ancestors, which may be
+	// thousands (where every process is read, Start and Stop do not wait
+	// on it).
+	searched := cs
+	if !markOK {
+		searched = empty
 	}
-	if len(proc.Host().OwnedPIDs(executing, os.Getuid())) > 0 {
-		return nil
+	var strays []proc.Valued
+	var executing []int
+	spanned := false
+	if len(searched) > 0 {
+		var full bool
+		strays, executing, spanned, full = h.strays(searched, from, mark, byBirth, nil)
+		if full {
+			trace.Printf("host: no children lists to follow: every process read for %d runs", len(searched))
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	switch {
+	case !markOK:
+		h.bornOK = false
+	case spanned:
+		h.born = [2]int{h.born[1], mark}
+	default: // searched among the ancestors' children: every stray alive is found
+		h.born, h.bornOK = [2]int{mark, mark}, true
+	}
+	var all []proc.Member
+	for _, c := range cs {
+		if h.children[c.cfg.RunID] != c {
+			continue // over meanwhile
+		}
+		kept := trees[c]
+		for _, v := range strays {
+			if v.Value == c.cfg.RunID {
+				kept = append(kept, v.Member)
+			}
+		}
+		kept = proc.Unique(kept)
+		if c.stopping {
+			// Its Stop took the list and the search's start at once:
+			// before this, or after, with what this search found.
+			c.kept = kept
+		} else {
+			c.keep(kept)
+		}
+	}
+	for _, c := range h.children {
+		all = append(all, c.kept...)
+	}
+	sortMembers(all)
+	h.guard.wd.Record(all)
+	if len(proc.Host().OwnedPIDs(executing, os.Getuid())) > 0 {
+		return nil
+	}
 	for _, c := range empty {
-		carried := slices.ContainsFunc(left, func(v proc.Valued) bool { return v.Value == c.cfg.RunID })
-		// A Stop may have claimed it meanwhile.
-		if !carried && !c.stopping && len(c.kept) == 0 && len(c.group.Members()) == 0 {
+		if h.children[c.cfg.RunID] == c && !c.stopping && len(c.kept) == 0 && len(c.group.Members()) == 0 {
 			c.stopping = true
 			over = append(over, c)
 		}
@@ -247,25 +317,21 @@ func (h *Host) list() (over []*Child) {
 	return over
 }
 
-// record writes every child's tree down, for its record and for the
-// watchdog, and returns the children whose trees look empty.
-func (h *Host) record() (empty []*Child) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.checkWatchdog()
-	var all []proc.Member
-	for _, c := range h.children {
-		if !c.stopping {
-			c.keep(c.list())
-			if len(c.kept) == 0 { // the child is on it while it runs
-				empty = append(empty, c)
-			}
+// strays searches for the strays of cs: by birth, from and to values of
+// proc.LastPID read before their trees were listed, where byBirth says
+// the values hold and the span is not too long (spanned); else among the
+// children of the program's line of ancestors, or every process where
+// those cannot be read (full).
+func (h *Host) strays(cs []*Child, from, to int, byBirth bool, known func(int) bool) (vs []proc.Valued, executing []int, spanned, full bool) {
+	fs := proc.Host()
+	since, entries := strayed(cs)
+	if byBirth {
+		if vs, executing, ok := fs.StraysBorn(from, to, since, entries, probe.RunIDVar, known); ok {
+			return vs, executing, true, false
 		}
-		all = append(all, c.kept...)
 	}
-	sortMembers(all)
-	h.guard.wd.Record(all)
-	return empty
+	vs, executing, full = fs.Strays(since, entries, probe.RunIDVar, known, spawnerTID)
+	return vs, executing, false, full
 }
 
 // sortMembers orders ms by PID: the watchdog's list is written only when

@@ -102,8 +102,8 @@ var modeOrphanHost = proctest.Register("orphan-host", func() {
 
 // A grandchild that leaves the child's tree before the Host has looked
 // at it (a session of its own, its parent gone) is ended by Stop: found
-// among the children of the program's ancestors, where an orphan goes,
-// by the run id it carries, with no read of every process.
+// among the processes born since the Host last looked, by the run id it
+// carries, wherever it was re-parented, with no read of every process.
 func TestHostStopEndsEarlyOrphans(t *testing.T) {
 	t.Run("re-parented to init", func(t *testing.T) {
 		h := newHost(t, spawn.HostOptions{})

@@ -43,12 +43,24 @@ import (
 // child. They are read beside the leader, which takes the orphans when
 // the caller is a subreaper; with threads nil, every thread is read.
 func (fs FS) Strays(since uint64, entries []string, key string, known func(pid int) bool, threads []int) (matched []Valued, executing []int, full bool) {
+	candidates, err := fs.adopted(since, threads, known)
+	if err != nil {
+		vs, executing := fs.scan(entriesMatch(entries, key))
+		return vs, executing, true
+	}
+	matched, executing = fs.matchStrays(candidates, entries, key, true)
+	return matched, executing, false
+}
+
+// entriesMatch matches an environment that holds any one of entries,
+// giving the value of variable key in it.
+func entriesMatch(entries []string, key string) func(env []byte) (string, bool) {
 	want := make([][]byte, len(entries))
 	for i, e := range entries {
 		want[i] = []byte(e)
 	}
 	prefix := []byte(key + "=")
-	match := func(env []byte) (string, bool) {
+	return func(env []byte) (string, bool) {
 		for _, w := range want {
 			if HasEntries(env, [][]byte{w}) {
 				return EnvValue(env, prefix), true
@@ -56,11 +68,15 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(pid i
 		}
 		return "", false
 	}
-	candidates, err := fs.adopted(since, threads, known)
-	if err != nil {
-		vs, executing := fs.scan(match)
-		return vs, executing, true
-	}
+}
+
+// matchStrays reads the environment of each candidate and returns those
+// that hold one of entries, each with its live descendants. With
+// descend, the descendants of a candidate whose environment cannot be
+// read (not dumpable) are candidates too: they may carry the entries
+// all the same.
+func (fs FS) matchStrays(candidates []Member, entries []string, key string, descend bool) (matched []Valued, executing []int) {
+	match := entriesMatch(entries, key)
 	buf := make([]byte, 4096)
 	var roots []Valued
 	seen := map[int]bool{}
@@ -77,9 +93,7 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(pid i
 			continue
 		}
 		if err != nil {
-			if !gone(err) {
-				// Unreadable (not dumpable): its descendants may
-				// carry the run id all the same.
+			if descend && !gone(err) {
 				candidates = append(candidates, fs.Subtree(m.PID, 0)...)
 			}
 			continue
@@ -94,7 +108,7 @@ func (fs FS) Strays(since uint64, entries []string, key string, known func(pid i
 			matched = append(matched, Valued{d, r.Value})
 		}
 	}
-	return matched, executing, false
+	return matched, executing
 }
 
 // adopted lists the live children, started at or after since, of the

@@ -1,0 +1,114 @@
+//go:build linux
+
+package proc
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"sync"
+)
+
+// bornMost bounds the PIDs a search by birth reads: past it, more
+// processes were made on the machine since the last search than a read
+// of the ancestors' children lists would cost, and the caller falls back
+// to that.
+const bornMost = 1 << 14
+
+// LastPID is the last PID the kernel gave out in the caller's PID
+// namespace (/proc/sys/kernel/ns_last_pid): PIDs are handed out in
+// rising order, wrapping past pid_max, so every process made after it
+// was read has a PID past it. ok is false where the value cannot be
+// read, or where the table is not the caller's namespace's (a /proc
+// mounted for another), whose PIDs it would not number.
+func (fs FS) LastPID() (pid int, ok bool) {
+	if !fs.live || !ownNamespace() {
+		return 0, false
+	}
+	data, err := ReadPlain(fs.root + "/sys/kernel/ns_last_pid")
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(data)))
+	return n, err == nil && n >= 0
+}
+
+// ownNamespace reports whether /proc numbers the caller's own PID
+// namespace: /proc/self names the caller's PID there.
+var ownNamespace = sync.OnceValue(func() bool {
+	self, err := os.Readlink(DefaultRoot + "/self")
+	return err == nil && self == strconv.Itoa(os.Getpid())
+})
+
+// Born lists the live processes whose PIDs were handed out after from
+// and up to to (two values of LastPID, read in that order), started at
+// or after since. ok is false where the span cannot be trusted to hold
+// them all: more PIDs than bornMost, or to unknown. Threads are listed
+// too (a thread's id is a PID handed out); a caller that matches one
+// tells it apart with Leader.
+func (fs FS) Born(from, to int, since uint64) (ms []Member, ok bool) {
+	top := fs.MaxPID()
+	if from < 0 || to < 0 || from > top || to > top {
+		return nil, false
+	}
+	n := to - from
+	if n < 0 { // wrapped past pid_max: the low PIDs are handed out again
+		n += top
+	}
+	if n > bornMost {
+		return nil, false
+	}
+	for i, pid := 0, from; i < n; i++ {
+		if pid++; pid > top {
+			pid = 1
+		}
+		st, err := fs.Stat(pid)
+		if err != nil || st.Zombie() || st.StartTime < since {
+			continue
+		}
+		ms = append(ms, Member{PID: pid, StartTime: st.StartTime})
+	}
+	return ms, true
+}
+
+// Leader reports whether pid is a process (the leader of its thread
+// group) and not one of its threads, which /proc also answers for.
+func (fs FS) Leader(pid int) bool {
+	st, err := fs.Status(pid)
+	return err == nil && st.TGID == pid
+}
+
+// StraysBorn is Strays for the processes born after from and up to to
+// (two values of LastPID): of those, the ones whose environment holds
+// one of entries, with their live descendants. Every process of a tree
+// born since from that left it (an orphan re-parented up the line) is
+// among them, whoever adopted it, so no children list but the matches'
+// is read: the cost is the processes the machine made since from, not
+// the children of the caller's ancestors. ok is false where the span
+// cannot be searched so (see Born); the caller then searches with
+// Strays.
+func (fs FS) StraysBorn(from, to int, since uint64, entries []string, key string, known func(pid int) bool) (matched []Valued, executing []int, ok bool) {
+	candidates, ok := fs.Born(from, to, since)
+	if !ok {
+		return nil, nil, false
+	}
+	var fresh []Member
+	for _, m := range candidates {
+		if known == nil || !known(m.PID) {
+			fresh = append(fresh, m)
+		}
+	}
+	// A process born in the span that cannot be read has its own
+	// children born in it too: they are read as they come.
+	matched, executing = fs.matchStrays(fresh, entries, key, false)
+	// A match's child born in the span is a match of its own too.
+	out := matched[:0]
+	seen := make(map[Member]bool, len(matched))
+	for _, v := range matched {
+		if !seen[v.Member] && fs.Leader(v.PID) {
+			seen[v.Member] = true
+			out = append(out, v)
+		}
+	}
+	return out, executing, true
+}
