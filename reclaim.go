@@ -78,7 +78,7 @@ func runReclaim(c *cli.Context) error {
 	}
 	var done func()
 	act.Progress, done = graceStatus(c)
-	sum, err := reclaim.Reclaim(f, act)
+	sum, err := reclaim.Reclaim(c.Context, f, act)
 	done()
 	if err != nil {
 		return failf("tether reclaim: %v", err)

@@ -60,7 +60,7 @@ func runRun(c *cli.Context) error {
 	if c.Bool("exec") {
 		return startError(spawn.Exec(cfg), true)
 	}
-	status, err := spawn.Supervise(cfg)
+	status, err := spawn.Supervise(c.Context, cfg)
 	if err != nil {
 		return startError(err, false)
 	}
@@ -191,7 +191,7 @@ func freePorts(c *cli.Context, cfg spawn.Config, ports []uint16) error {
 	var done func()
 	act.Progress, done = graceStatus(c)
 	defer done()
-	sum, err := reclaim.Reclaim(f, act)
+	sum, err := reclaim.Reclaim(c.Context, f, act)
 	if err != nil {
 		return failf("tether run: --port: %v", err)
 	}

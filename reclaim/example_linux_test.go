@@ -2,6 +2,7 @@ package reclaim_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -38,7 +39,7 @@ func ExampleReclaim() {
 	if err := cmd.Start(); err != nil {
 		panic(err)
 	}
-	sum, err := reclaim.Reclaim(reclaim.Filter{RunID: runID}, reclaim.Action{Grace: 5 * time.Second})
+	sum, err := reclaim.Reclaim(context.Background(), reclaim.Filter{RunID: runID}, reclaim.Action{Grace: 5 * time.Second})
 	if err != nil {
 		panic(err)
 	}

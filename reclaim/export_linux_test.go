@@ -1,6 +1,7 @@
 package reclaim
 
 import (
+	"context"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 )
@@ -26,7 +27,7 @@ func Find(f Filter) ([]Process, error) {
 func Terminate(procs []Process, f Filter, act Action) []Result {
 	s := &snapshot{procs: procs, records: readRecords(f), protected: proc.Host().Protected()}
 	results, _ := s.selection(f, act)
-	s.terminateAll(results, f, act)
+	s.terminateAll(context.Background(), results, f, act)
 	return results
 }
 

@@ -1,6 +1,7 @@
 package reclaim_test
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ func TestForeignHolder(t *testing.T) {
 	if line != "connected" {
 		t.Fatalf("client: %q", line)
 	}
-	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second})
+	sum, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,11 +48,11 @@ func TestForeignHolder(t *testing.T) {
 	if !alive(server) {
 		t.Fatal("the server was signalled without Foreign")
 	}
-	dry, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{DryRun: true})
+	dry, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{DryRun: true})
 	if err != nil || !dry.PortsFree() || len(dry.Results) != 1 || dry.Results[0].Outcome != reclaim.WouldSignal {
 		t.Fatalf("dry run with Foreign: %v %+v; want the server to be signalled, the port to be freed", err, dry)
 	}
-	sum, err = reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
+	sum, err = reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
 	if err != nil || !sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Gone {
 		t.Fatalf("with Foreign: %v %+v; want the server gone, the port free", err, sum)
 	}
@@ -76,7 +77,7 @@ func TestForeignHolderWithWorkers(t *testing.T) {
 	if err != nil || len(pids) != 4 {
 		t.Fatalf("holders: %v %+v; want the server and 3 workers", err, hs)
 	}
-	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
+	sum, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
 	if err != nil || !sum.PortsFree() || len(sum.Results) != 4 {
 		t.Fatalf("%v %+v; want 4 holders ended and the port free", err, sum)
 	}
@@ -92,7 +93,7 @@ func TestForeignHolderWithWorkers(t *testing.T) {
 func TestForeignRenamedHolder(t *testing.T) {
 	_, p, done := proctest.RenamedListener(t)
 	port := portOf(t, p)
-	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
+	sum, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: 5 * time.Second})
 	if err != nil || !sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Gone {
 		t.Fatalf("%v %+v; want the renamed server gone", err, sum)
 	}
@@ -116,7 +117,7 @@ func TestForeignHolderOfAnotherUser(t *testing.T) {
 		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}},
 	})
 	port := portOf(t, p)
-	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: time.Second})
+	sum, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: time.Second})
 	if err != nil || sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Skipped ||
 		!strings.Contains(sum.Results[0].Why, "another user's (uid 65534)") {
 		t.Fatalf("without AnyUser: %v %+v; want the holder left as another user's", err, sum)
@@ -124,7 +125,7 @@ func TestForeignHolderOfAnotherUser(t *testing.T) {
 	if !alive(server) {
 		t.Fatal("another user's holder was signalled")
 	}
-	sum, err = reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, Foreign: true, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second})
+	sum, err = reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, Foreign: true, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second})
 	if err != nil || !sum.PortsFree() {
 		t.Fatalf("as root with AnyUser: %v %+v; want the port free", err, sum)
 	}

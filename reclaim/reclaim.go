@@ -1,6 +1,7 @@
 package reclaim
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -57,14 +58,20 @@ func (s Summary) result(pid int) (Result, bool) {
 // holder of the ports is reported, the ones not selected as [Skipped]
 // with the reason, and the port states are carried past the signals.
 // The error is for bad input and an unreadable socket table.
-func Reclaim(f Filter, act Action) (Summary, error) {
+//
+// Reclaim can wait for act.Grace, then up to 10 s for SIGKILL to take
+// (a process stuck in the kernel), then act.Settle for the ports. The
+// end of ctx cuts that short: what is left gets SIGKILL at once, what is
+// alive a second later is reported Survived, the ports are not watched
+// any longer, and the Summary comes with an error that wraps ctx.Err().
+func Reclaim(ctx context.Context, f Filter, act Action) (Summary, error) {
 	began := time.Now()
 	s, err := take(f, true)
 	if err != nil {
 		return Summary{}, err
 	}
 	results, groups := s.selection(f, act)
-	s.terminateAll(results, f, act)
+	s.terminateAll(ctx, results, f, act)
 	if !act.DryRun {
 		removeEmptied(results, groups)
 		s.records.pruneOver()
@@ -72,9 +79,12 @@ func Reclaim(f Filter, act Action) (Summary, error) {
 	sum := Summary{Results: results, Ports: s.ports}
 	if len(f.Ports) > 0 && !act.DryRun {
 		sum.Ports = after(sockets.Unique(f.Ports), f.Proto, s.holders, results)
-		settle(sum.Ports, freed(s.ports, sum.Ports), f.Proto, act.Settle, startersOf(results), began)
+		settle(ctx, sum.Ports, freed(s.ports, sum.Ports), f.Proto, act.Settle, startersOf(results), began)
 	}
 	sum.ExplainLeft()
+	if err := ctx.Err(); err != nil {
+		return sum, fmt.Errorf("reclaim cut short: %w", err)
+	}
 	return sum, nil
 }
 

@@ -1,6 +1,8 @@
 package reclaim_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -95,7 +97,7 @@ func alive(p *proctest.Proc) bool {
 // selectedPIDs runs a dry run and returns the PIDs it would signal among pids.
 func selectedPIDs(t *testing.T, opts reclaim.Filter, pids ...int) map[int]bool {
 	t.Helper()
-	rs, err := results(reclaim.Reclaim(opts, reclaim.Action{DryRun: true}))
+	rs, err := results(reclaim.Reclaim(context.Background(), opts, reclaim.Action{DryRun: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +157,7 @@ func TestSelectionRules(t *testing.T) {
 		})
 	}
 	// A real reclaim of one run ends exactly that run's stranded processes.
-	rs, err := results(reclaim.Reclaim(reclaim.Filter{RunID: w.runID}, reclaim.Action{Grace: 5 * time.Second}))
+	rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{RunID: w.runID}, reclaim.Action{Grace: 5 * time.Second}))
 	if err != nil || !(reclaim.Summary{Results: rs}).AllGone() {
 		t.Fatalf("%v %+v", err, rs)
 	}
@@ -183,7 +185,7 @@ func TestReclaimByPort(t *testing.T) {
 			if proto := kind[:3]; hs[0].Listener.Proto != proto {
 				t.Errorf("proto %s, want %s", hs[0].Listener.Proto, proto)
 			}
-			rs, err := results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: 5 * time.Second}))
+			rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: 5 * time.Second}))
 			if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Gone || strings.Join(rs[0].Signals, ",") != "TERM" {
 				t.Fatalf("%v %+v", err, rs)
 			}
@@ -216,12 +218,34 @@ func TestClientIsNotAListener(t *testing.T) {
 func TestStrandedIgnoringTERMIsKilled(t *testing.T) {
 	w := newWorld(t)
 	p, port := w.startListener("tcp4", "stubborn", true, "PROCTEST_IGNORE_TERM=1")
-	rs, err := results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: 300 * time.Millisecond}))
+	rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: 300 * time.Millisecond}))
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("%v %+v", err, rs)
 	}
 	if rs[0].Outcome != reclaim.Gone || strings.Join(rs[0].Signals, ",") != "TERM,KILL" {
 		t.Errorf("%+v", rs[0])
+	}
+	proctest.Eventually(t, "gone", func() bool { return !alive(p) })
+}
+
+// A reclaim whose context ends during a long grace does not wait the
+// grace out: SIGKILL goes at once, the holder is reported gone, and the
+// error says why the grace was cut short.
+func TestReclaimContextCutsGraceShort(t *testing.T) {
+	w := newWorld(t)
+	p, port := w.startListener("tcp4", "stubborn", true, "PROCTEST_IGNORE_TERM=1")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	sum, err := reclaim.Reclaim(ctx, reclaim.Filter{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: time.Minute, Settle: time.Minute})
+	if took := time.Since(began); took > 30*time.Second {
+		t.Errorf("Reclaim took %v of a minute's grace after its context ended", took)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Reclaim error = %v, want one that wraps context.DeadlineExceeded", err)
+	}
+	if len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Gone || strings.Join(sum.Results[0].Signals, ",") != "TERM,KILL" {
+		t.Errorf("results = %+v, want the holder gone by TERM then KILL", sum.Results)
 	}
 	proctest.Eventually(t, "gone", func() bool { return !alive(p) })
 }
@@ -232,7 +256,7 @@ func TestForeignListenerUntouched(t *testing.T) {
 	defer pw.Close()
 	p := proctest.Start(t, modeListen, proctest.Spec{Env: []string{"PROCTEST_LISTEN=tcp4"}, Stdout: pw})
 	port, _ := strconv.Atoi(proctest.ReadLine(t, pr))
-	rs, err := results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{uint16(port)}, All: true, AnyUser: true}, reclaim.Action{Grace: time.Second}))
+	rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{uint16(port)}, All: true, AnyUser: true}, reclaim.Action{Grace: time.Second}))
 	if err != nil || len(rs) != 1 || rs[0].Selected || rs[0].Outcome != reclaim.Skipped || rs[0].Verdict != probe.Foreign || len(rs[0].Signals) != 0 {
 		t.Fatalf("%v %+v; want the foreign holder skipped, no signal sent", err, rs)
 	}
@@ -254,14 +278,14 @@ func TestForeignListenerUntouched(t *testing.T) {
 func TestSupervisedUntouchedUnlessAll(t *testing.T) {
 	w := newWorld(t)
 	p, port := w.startListener("tcp6", "srv", false)
-	rs, err := results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: time.Second}))
+	rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: time.Second}))
 	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Skipped || !strings.Contains(rs[0].Why, "supervised") {
 		t.Fatalf("%v %+v", err, rs)
 	}
 	if !alive(p) {
 		t.Fatal("supervised listener is gone without --all")
 	}
-	rs, err = results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, RunID: w.runID, All: true}, reclaim.Action{Grace: 5 * time.Second}))
+	rs, err = results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, RunID: w.runID, All: true}, reclaim.Action{Grace: 5 * time.Second}))
 	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Gone {
 		t.Fatalf("--all: %v %+v", err, rs)
 	}
@@ -279,14 +303,14 @@ func TestOtherUsersStrandedUntouched(t *testing.T) {
 	if got := selectedPIDs(t, reclaim.Filter{RunID: w.runID}, p.PID()); len(got) != 0 {
 		t.Errorf("another user's process selected without --any-user")
 	}
-	rs, err := results(reclaim.Reclaim(reclaim.Filter{RunID: w.runID}, reclaim.Action{Grace: time.Second}))
+	rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{RunID: w.runID}, reclaim.Action{Grace: time.Second}))
 	if err != nil || len(rs) != 0 {
 		t.Errorf("without --any-user: %v %+v", err, rs)
 	}
 	if !alive(p) {
 		t.Fatal("another user's process is gone")
 	}
-	rs, err = results(reclaim.Reclaim(reclaim.Filter{RunID: w.runID, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second}))
+	rs, err = results(reclaim.Reclaim(context.Background(), reclaim.Filter{RunID: w.runID, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second}))
 	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Gone {
 		t.Fatalf("--any-user: %v %+v", err, rs)
 	}
@@ -318,23 +342,23 @@ func TestOtherUsersPortHolderSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := uint16(n)
-	if rs, err := results(reclaim.Reclaim(reclaim.Filter{RunID: w.runID}, reclaim.Action{DryRun: true})); err != nil || len(rs) != 0 {
+	if rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{RunID: w.runID}, reclaim.Action{DryRun: true})); err != nil || len(rs) != 0 {
 		t.Errorf("plain scan without --any-user: %v %+v; want nothing found", err, rs)
 	}
-	rs, err := results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second}))
+	rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second}))
 	if err != nil || len(rs) != 1 || rs[0].PID != p.PID() || rs[0].Outcome != reclaim.Skipped || !strings.Contains(rs[0].Why, "another user's (uid 65534)") {
 		t.Errorf("--port %d without --any-user: %v %+v; want PID %d skipped as another user's", port, err, rs, p.PID())
 	}
 	// What run --port refuses by: the port still held, by a holder left
 	// out as another user's.
-	sum, err := reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second})
+	sum, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second})
 	if err != nil || sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Reason != reclaim.OtherUser {
 		t.Errorf("--port %d as run --port takes it: %v %+v; want the port held by PID %d, left out as another user's", port, err, sum, p.PID())
 	}
 	if !alive(p) {
 		t.Fatal("another user's port holder is gone")
 	}
-	rs, err = results(reclaim.Reclaim(reclaim.Filter{Ports: []uint16{port}, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second}))
+	rs, err = results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, AnyUser: true}, reclaim.Action{Grace: 5 * time.Second}))
 	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Gone {
 		t.Fatalf("--port %d --any-user: %v %+v; want the holder gone", port, err, rs)
 	}
@@ -404,7 +428,7 @@ func TestConcurrentReclaimLeavesSupervisedAlone(t *testing.T) {
 		procs = append(procs, w.start(proctest.Wait, name, false, proctest.Spec{}))
 	}
 	for round := 0; round < 10; round++ {
-		rs, err := results(reclaim.Reclaim(reclaim.Filter{Name: name}, reclaim.Action{Grace: time.Second}))
+		rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{Name: name}, reclaim.Action{Grace: time.Second}))
 		if err != nil {
 			t.Fatal(err)
 		}

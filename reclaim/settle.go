@@ -1,6 +1,7 @@
 package reclaim
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -47,7 +48,7 @@ const restartWatch = 4
 // up to restartWatch windows. Watching costs one socket-table dump a
 // step and one read of each starter's children lists; holders are looked
 // up only for a port taken again.
-func settle(states []PortState, freed []uint16, proto string, window time.Duration, starters []starter, since time.Time) {
+func settle(ctx context.Context, states []PortState, freed []uint16, proto string, window time.Duration, starters []starter, since time.Time) {
 	if window <= 0 || len(freed) == 0 {
 		return
 	}
@@ -66,7 +67,12 @@ func settle(states []PortState, freed []uint16, proto string, window time.Durati
 			limit, extended = restartWatch*window, true
 			trace.Printf("settle: a starter of an ended holder starts children: watching up to %v", limit)
 		}
-		time.Sleep(settleStep)
+		select {
+		case <-ctx.Done():
+			trace.Printf("settle: cut short: %v", ctx.Err())
+			return
+		case <-time.After(settleStep):
+		}
 		ls, err := listeners(watch, proto)
 		if err != nil {
 			trace.Printf("settle: %v", err)

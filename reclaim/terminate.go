@@ -1,6 +1,7 @@
 package reclaim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -74,7 +75,7 @@ func (r Result) ended() bool { return r.Outcome == Gone || r.Outcome == AlreadyG
 // again through it before its first signal. The others stay Skipped;
 // with act.DryRun, the selected ones are WouldSignal and nothing is
 // opened.
-func (s *snapshot) terminateAll(results []Result, f Filter, act Action) {
+func (s *snapshot) terminateAll(ctx context.Context, results []Result, f Filter, act Action) {
 	var set []*target
 	var held []*Result // by a container, stopped through its engine
 	for i := range results {
@@ -103,7 +104,7 @@ func (s *snapshot) terminateAll(results []Result, f Filter, act Action) {
 	}
 	done := make(chan struct{})
 	go func() { stopContainers(held, act.Grace); close(done) }()
-	terminate(set, act)
+	terminate(ctx, set, act)
 	<-done
 }
 
@@ -255,9 +256,11 @@ func (s *snapshot) openSupervisor(p Process) (*proc.Handle, int) {
 }
 
 // terminate is the one escalation of tether over the whole set: Signal
-// to each, Grace, then SIGKILL, all waited on from this one thread.
-func terminate(set []*target, act Action) {
-	e := &escalation{set: set, act: act, byPID: map[int]*target{}, viaSent: map[int]bool{}, killAt: time.Now().Add(act.Grace)}
+// to each, Grace, then SIGKILL, all waited on from this one thread. The
+// end of ctx ends the grace: SIGKILL at once, and what is alive a second
+// later is reported Survived.
+func terminate(ctx context.Context, set []*target, act Action) {
+	e := &escalation{set: set, act: act, byPID: map[int]*target{}, viaSent: map[int]bool{}, killAt: time.Now().Add(act.Grace), hurry: ctx.Done()}
 	for _, t := range set {
 		e.byPID[t.r.PID] = t
 		defer t.h.Close()
@@ -272,9 +275,10 @@ func terminate(set []*target, act Action) {
 		Send:   e.send,
 		Wait:   e.wait,
 		What:   "reclaim",
+		Hurry:  ctx.Done(),
 	}.Run()
 	for _, t := range set {
-		t.r.Outcome, t.r.Why = outcomeOf(t, ended)
+		t.r.Outcome, t.r.Why = outcomeOf(t, ended, ctx.Err())
 		trace.Printf("reclaim: %d %s %s", t.r.PID, t.r.Outcome, t.r.Why)
 	}
 }
@@ -288,6 +292,8 @@ type escalation struct {
 	// viaSent are the supervisors signalled already: one of several
 	// holders (forked workers) is signalled once.
 	viaSent map[int]bool
+	// hurry is the caller's context's end (nil for one that cannot end).
+	hurry <-chan struct{}
 }
 
 // live are the targets not yet seen to exit, and not failed.
@@ -303,12 +309,19 @@ func (e *escalation) live() []*target {
 
 // wait waits until a live target exits or the deadline passes, telling
 // the progress meanwhile when asked to.
+// hurryEvery is how often a wait looks at the caller's context.
+const hurryEvery = 100 * time.Millisecond
+
 func (e *escalation) wait(deadline time.Time) {
 	ts := e.live()
 	if e.act.Progress != nil && len(ts) > 0 && time.Now().Before(e.killAt) {
 		e.act.Progress(len(ts), time.Until(e.killAt))
 		// Short waits, so that the time left is told as it runs.
 		deadline = minTime(deadline, time.Now().Add(200*time.Millisecond))
+	}
+	if e.hurry != nil {
+		// A context that can end: it is looked at between short waits.
+		deadline = minTime(deadline, time.Now().Add(hurryEvery))
 	}
 	hs := make([]*proc.Handle, len(ts))
 	for i, t := range ts {
@@ -374,10 +387,12 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-func outcomeOf(t *target, ended bool) (Outcome, string) {
+func outcomeOf(t *target, ended bool, cancelled error) (Outcome, string) {
 	switch {
 	case t.sendErr != nil:
 		return Failed, t.sendErr.Error()
+	case !t.exited && !ended && cancelled != nil:
+		return Survived, fmt.Sprintf("still alive a second after SIGKILL, sent at once as the reclaim was cut short (%v)", cancelled)
 	case !t.exited && !ended:
 		return Survived, fmt.Sprintf("still alive %v after SIGKILL", proc.KillWait)
 	case len(t.r.Signals) == 0:

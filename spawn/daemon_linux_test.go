@@ -2,6 +2,7 @@ package spawn_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,7 +22,7 @@ var modeDaemonHook = proctest.Register("daemon-hook", daemonHookHelper)
 // "daemon PID COMM" line each, then the exit status.
 func daemonHookHelper() {
 	var told []string
-	status, err := spawn.Supervise(spawn.Config{
+	status, err := spawn.Supervise(context.Background(), spawn.Config{
 		Args: []string{"/bin/sh", "-c", "setsid sleep 100 & sleep 0.3; exit 0"},
 		OnDaemonEnded: func(pid int, comm string) {
 			told = append(told, fmt.Sprintf("daemon %d %s", pid, comm))

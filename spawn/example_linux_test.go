@@ -40,7 +40,7 @@ func ExampleHost_Start() {
 // of its own) is ended when it exits. The status is the command's own.
 // A program that sets Reexec calls spawn.Init first in its main.
 func ExampleSupervise() {
-	status, err := spawn.Supervise(spawn.Config{
+	status, err := spawn.Supervise(context.Background(), spawn.Config{
 		Name:  "build",
 		Args:  []string{"/bin/sh", "-c", "setsid sleep 60 & exit 3"},
 		Grace: 0, // KILL right after TERM for what is left
@@ -61,7 +61,7 @@ func ExampleSupervise() {
 // should the program be killed with SIGKILL.
 func ExampleHost() {
 	// What a crashed earlier instance stranded: its children's name.
-	if _, err := reclaim.Reclaim(reclaim.Filter{Name: "example-agent"}, reclaim.Action{Grace: 2 * time.Second}); err != nil {
+	if _, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Name: "example-agent"}, reclaim.Action{Grace: 2 * time.Second}); err != nil {
 		panic(err)
 	}
 	host, err := spawn.NewHost(spawn.HostOptions{Reexec: true})

@@ -1,6 +1,7 @@
 package spawn_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,7 +32,7 @@ func pdeathsigHelper() {
 		fmt.Println("set:", err)
 		os.Exit(2)
 	}
-	if _, err := spawn.Supervise(spawn.Config{Args: []string{"/bin/true"}}); err != nil {
+	if _, err := spawn.Supervise(context.Background(), spawn.Config{Args: []string{"/bin/true"}}); err != nil {
 		fmt.Println("supervise:", err)
 		os.Exit(2)
 	}
@@ -67,7 +68,7 @@ func TestSuperviseRestoresParentDeathSignal(t *testing.T) {
 }
 
 var modeFailedSupervise = proctest.Register("failed-supervise", func() {
-	if _, err := spawn.Supervise(spawn.Config{Args: []string{"/nonexistent/command"}}); err == nil {
+	if _, err := spawn.Supervise(context.Background(), spawn.Config{Args: []string{"/nonexistent/command"}}); err == nil {
 		fmt.Println("supervise: no error")
 		os.Exit(2)
 	}

@@ -3,6 +3,7 @@
 package spawn_test
 
 import (
+	"context"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -16,7 +17,7 @@ import (
 func TestSuperviseStopsFollowingParent(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	for i := 0; i < 3; i++ {
-		if code, err := spawn.Supervise(spawn.Config{Args: []string{"/bin/true"}}); code != 0 || err != nil {
+		if code, err := spawn.Supervise(context.Background(), spawn.Config{Args: []string{"/bin/true"}}); code != 0 || err != nil {
 			t.Fatalf("Supervise: %d, %v", code, err)
 		}
 	}

@@ -3,12 +3,14 @@
 package spawn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -119,9 +121,17 @@ func (r *supervisor) wd() *watchdog.Watchdog { return r.guard.watchdog() }
 // goes to the command (with OutliveParent unset, so does the death of
 // the program's parent), which is right for a program that is the
 // command's wrapper and wrong for one with work of its own.
-func Supervise(cfg Config) (int, error) {
+//
+// The end of ctx is a TERM to the command, as one sent to the program
+// would be: its group gets it, then cfg.Grace, then KILL to what is left
+// of its tree. Supervise then returns the command's status with an error
+// that wraps ctx.Err(). A ctx done before the call starts nothing.
+func Supervise(ctx context.Context, cfg Config) (int, error) {
 	if len(cfg.Args) == 0 {
 		return 0, &StartError{Status: 125, Err: errors.New("no command")}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, &StartError{Status: 125, Err: err}
 	}
 	// A parent-death signal belongs to the thread that set it up: the
 	// command's fires when the thread that forked it exits, and tether's
@@ -160,8 +170,20 @@ func Supervise(cfg Config) (int, error) {
 	} else if err != nil {
 		return 0, err
 	}
+	var cancelled atomic.Bool
+	stop := context.AfterFunc(ctx, func() {
+		cancelled.Store(true)
+		select {
+		case r.sigs <- syscall.SIGTERM:
+		default: // 64 signals waiting: a TERM among them is on its way
+		}
+	})
+	defer stop()
 	r.late.catch(r.sigs, rare)
 	status := r.loop()
+	if cancelled.Load() {
+		return status, fmt.Errorf("spawn: %s ended early: %w", cfg.Args[0], ctx.Err())
+	}
 	r.dieLikeCommand()
 	return status, nil
 }

@@ -2,6 +2,7 @@ package spawn_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +45,9 @@ var supervisors = []struct {
 // modeSupervise runs spawn.Supervise on the command in PROCTEST_ARGS (a
 // JSON array): as a library caller, or with PROCTEST_SOLE set as tether
 // run does (SoleReaper and Reexec); with PROCTEST_GRACE as Config.Grace
-// and PROCTEST_FORKING set, Forking. The signals numbered in
+// and PROCTEST_FORKING set, Forking; with PROCTEST_TIMEOUT, its context
+// ends after that long, and it prints "cancelled STATUS WRAPS" first
+// (WRAPS: whether the error wraps context.DeadlineExceeded). The signals numbered in
 // PROCTEST_IGNORE are set to SIG_IGN first, as nohup leaves them. Once
 // Supervise returns it reports (report), then waits for its standard
 // input to close, so that the test can read /proc while it is alive and
@@ -76,7 +79,17 @@ var modeSupervise = proctest.Register("supervise", func() {
 		// not deliver, which may be the process's first.
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPWR)
 	}
-	report(spawn.Supervise(cfg))
+	ctx := context.Background()
+	if d, err := time.ParseDuration(os.Getenv("PROCTEST_TIMEOUT")); err == nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+		status, err := spawn.Supervise(ctx, cfg)
+		fmt.Println("cancelled", status, errors.Is(err, context.DeadlineExceeded))
+		report(status, nil)
+	} else {
+		report(spawn.Supervise(ctx, cfg))
+	}
 	_, _ = io.Copy(io.Discard, os.Stdin)
 })
 

@@ -1,6 +1,7 @@
 package spawn_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -150,7 +151,7 @@ var modeOwnChildren = proctest.Register("own-children", func() {
 		exited(during)
 		cmdIn.Close()
 	}()
-	status, err := spawn.Supervise(spawn.Config{
+	status, err := spawn.Supervise(context.Background(), spawn.Config{
 		Args:   []string{"/bin/sh", "-c", "echo started; read x; exit 4"},
 		Stdin:  in,
 		Stdout: out,

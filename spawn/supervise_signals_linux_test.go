@@ -2,6 +2,7 @@ package spawn_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -203,7 +204,7 @@ var modeSignalState = proctest.Register("signal-state", func() {
 	state("before")
 	// Long enough a run for the rarely sent signals to be caught too
 	// (some 10 ms after the command starts).
-	report(spawn.Supervise(spawn.Config{Args: []string{"/bin/sh", "-c", "sleep 0.3"}, SoleReaper: sole}))
+	report(spawn.Supervise(context.Background(), spawn.Config{Args: []string{"/bin/sh", "-c", "sleep 0.3"}, SoleReaper: sole}))
 	state("after")
 	if sole {
 		return
@@ -271,6 +272,25 @@ func TestSuperviseGivesSignalStateBack(t *testing.T) {
 			}
 			if ws, ok := s.p.Cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
 				t.Errorf("the program ended with %v after it sent itself TERM, want killed by TERM: Supervise left TERM caught", s.p.Cmd.ProcessState)
+			}
+		})
+	}
+}
+
+// The end of Supervise's context is a TERM to the command: a sleep dies
+// of it, Supervise returns its status (128+TERM) at once, with an error
+// that wraps the context's, and leaves no zombie.
+func TestSuperviseContextEndsCommand(t *testing.T) {
+	for _, v := range supervisors {
+		t.Run(v.name, func(t *testing.T) {
+			env := append(slices.Clip(v.env), "PROCTEST_TIMEOUT=300ms")
+			s := supervise(t, []string{"/bin/sleep", "60"}, env...)
+			_, line := s.upTo(t, "cancelled ")
+			if want := fmt.Sprintf("cancelled %d true", 128+int(unix.SIGTERM)); line != want {
+				t.Errorf("got %q, want %q", line, want)
+			}
+			if _, zombies := s.upTo(t, "zombies"); zombies != "zombies" {
+				t.Errorf("left %q", zombies)
 			}
 		})
 	}

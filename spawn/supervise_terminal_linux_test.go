@@ -1,6 +1,7 @@
 package spawn_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -41,7 +42,7 @@ var modeTerminal = proctest.Register("terminal", func() {
 		fmt.Println("error -1 PROCTEST_ARGS:", err)
 		os.Exit(2)
 	}
-	status, err := spawn.Supervise(spawn.Config{Args: args})
+	status, err := spawn.Supervise(context.Background(), spawn.Config{Args: args})
 	fg, _ := unix.IoctlGetInt(0, unix.TIOCGPGRP)
 	fmt.Println("foreground", fg, "group", unix.Getpgrp())
 	report(status, err)

@@ -2,10 +2,13 @@
 
 package spawn
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // Supervise fails: this platform has no parent-death signal.
-func Supervise(cfg Config) (int, error) {
+func Supervise(ctx context.Context, cfg Config) (int, error) {
 	return 0, &StartError{Status: 125, Err: errUnsupported}
 }
 

@@ -169,7 +169,7 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 	case "supervise", "supervise-sole":
 		done := make(chan error, 1)
 		go func() {
-			status, err := spawn.Supervise(spawn.Config{Name: "hostprog-supervised", Args: []string{"/bin/sh", "-c", churn}, Reexec: true, OutliveParent: true, SoleReaper: api == "supervise-sole"})
+			status, err := spawn.Supervise(context.Background(), spawn.Config{Name: "hostprog-supervised", Args: []string{"/bin/sh", "-c", churn}, Reexec: true, OutliveParent: true, SoleReaper: api == "supervise-sole"})
 			rep.Status = status
 			done <- err
 		}()
