@@ -81,8 +81,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		return spawn.Config{}, nil, err
 	}
 	cfg := spawn.Config{
-		Markers:       m,
-		Name:          c.String("name"),
+		Stamp:         spawn.Stamp{Markers: m, Name: c.String("name")},
 		Args:          args,
 		Grace:         c.Duration("grace"),
 		OutliveParent: c.Bool("outlive-parent"),

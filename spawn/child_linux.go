@@ -40,10 +40,10 @@ type Child struct {
 	stopErr error
 }
 
-// Config is the child's configuration, with its defaults filled in: its
-// run id and name among them. To start the child again with it, clear
+// Options are the child's options, with their defaults filled in: its
+// run id and name among them. To start the child again with them, clear
 // RunID first: a run id in use is refused.
-func (c *Child) Config() Config { return c.cfg }
+func (c *Child) Options() ChildOptions { return c.cfg.childOptions() }
 
 // RunID is the child's run id, which it and everything it starts carry
 // as TETHER_RUN_ID: what reclaim.Filter.RunID selects.
@@ -53,7 +53,7 @@ func (c *Child) RunID() string { return c.cfg.RunID }
 // selects.
 func (c *Child) Name() string { return c.cfg.Name }
 
-// contain makes the child's cgroup, with Config.Contain, where the
+// contain makes the child's cgroup, with ChildOptions.Cgroup, where the
 // child can be born in it (clone3 with CLONE_INTO_CGROUP, Linux 5.7): a
 // child of a program enters no group on its own.
 func (c *Child) contain() error {

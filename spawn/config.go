@@ -6,31 +6,17 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tetherproc/tether/probe"
 )
 
-// Config is how a command is tethered, in two parts. The stamp (Name,
-// Markers, Signal, RunID, Supervisor) is what every entry point writes
-// into the child and arms it with. Supervision is the rest: Grace and
-// Contain count for [Host.Start] and [Supervise]; the other fields are
-// Supervise's (Exec reads Args and OutliveParent), and Host.Start refuses
-// them, naming the field, rather than ignore what it would not do. The
+// Config is how [Supervise] and [Exec] tether a command: its stamp, the
+// supervisor stamped, and how the run is supervised (Exec reads Args and
+// OutliveParent alone). A [Host]'s children take [ChildOptions]. The
 // zero value of each field is a sensible default.
 type Config struct {
-	// Name is stamped as the name variable; default: the command's base
-	// name, with each character outside A-Z a-z 0-9 . _ - made '_'.
-	Name string
-	// Markers names the marker and name variables; default TETHER and
-	// TETHER_NAME.
-	Markers probe.Markers
-	// Signal is the parent-death signal; default SIGTERM.
-	Signal syscall.Signal
-	// RunID is stamped as TETHER_RUN_ID; default a new random one
-	// (32 lowercase hex digits).
-	RunID string
+	Stamp
 	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
 	// process, or with Exec its parent.
 	Supervisor probe.Supervisor
@@ -83,8 +69,8 @@ type Config struct {
 	OnContain func(got Containment, refused []string)
 	// Contain has Supervise keep the whole tree in a kernel container,
 	// which no descendant leaves by its own means: see [Containment].
-	// Supervise, and Host.Start (a cgroup only); Exec has no process to
-	// keep one.
+	// Exec has no process to keep one (a Host's child takes
+	// ChildOptions.Cgroup).
 	Contain Containment
 	// SoleReaper says that the calling process has no children but the
 	// run's: it is tether run, or a container's PID 1. Supervise then

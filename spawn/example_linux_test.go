@@ -25,7 +25,7 @@ func ExampleHost_Start() {
 	cmd := exec.Command("/bin/sh", "-c", `echo "TETHER=$TETHER TETHER_NAME=$TETHER_NAME"`)
 	var out strings.Builder
 	cmd.Stdout = &out
-	if _, err := host.Start(cmd, spawn.Config{Name: "web"}); err != nil {
+	if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "web"}}); err != nil {
 		panic(err)
 	}
 	if err := cmd.Wait(); err != nil {
@@ -41,7 +41,7 @@ func ExampleHost_Start() {
 // A program that sets Reexec calls spawn.Init first in its main.
 func ExampleSupervise() {
 	status, err := spawn.Supervise(context.Background(), spawn.Config{
-		Name:  "build",
+		Stamp: spawn.Stamp{Name: "build"},
 		Args:  []string{"/bin/sh", "-c", "setsid sleep 60 & exit 3"},
 		Grace: 0, // KILL right after TERM for what is left
 	})
@@ -75,7 +75,7 @@ func ExampleHost() {
 		// Each agent starts a helper of its own, in a session of its
 		// own, which its Stop ends with it.
 		cmd := exec.Command("/bin/sh", "-c", "setsid sleep 60 & exec sleep 60")
-		c, err := host.Start(cmd, spawn.Config{Name: "example-agent", Grace: time.Second})
+		c, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "example-agent"}, Grace: time.Second})
 		if err != nil {
 			panic(err)
 		}
@@ -109,7 +109,7 @@ func ExampleChild_Stop() {
 	}
 	defer host.Close(context.Background())
 	cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; sleep 60 & wait")
-	child, err := host.Start(cmd, spawn.Config{Name: "stubborn", Grace: time.Minute})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "stubborn"}, Grace: time.Minute})
 	if err != nil {
 		panic(err)
 	}
@@ -140,7 +140,7 @@ func ExampleHost_Start_waitForPort() {
 	l.Close()
 	cmd := exec.Command("perl", "-MIO::Socket::INET", "-e",
 		`my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:$ARGV[0]", Listen => 5, ReuseAddr => 1) or die $!; sleep 60`, strconv.Itoa(port))
-	child, err := host.Start(cmd, spawn.Config{Name: "example-server"})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "example-server"}})
 	if err != nil {
 		panic(err)
 	}

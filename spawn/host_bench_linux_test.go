@@ -66,7 +66,7 @@ func BenchmarkHostStartStop100(b *testing.B) {
 			for b.Loop() {
 				for i := 0; i < 100; i++ {
 					cmd := exec.Command("/bin/sleep", "60")
-					c, err := h.Start(cmd, spawn.Config{Name: "bench"})
+					c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "bench"}})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -123,7 +123,7 @@ func BenchmarkHostClose100(b *testing.B) {
 		cmds := make([]*exec.Cmd, 100)
 		for i := range cmds {
 			cmds[i] = exec.Command("/bin/sh", "-c", "trap '' TERM; exec /bin/sleep 60")
-			if _, err := h.Start(cmds[i], spawn.Config{Name: "bench", Grace: 500 * time.Millisecond}); err != nil {
+			if _, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: spawn.Stamp{Name: "bench"}, Grace: 500 * time.Millisecond}); err != nil {
 				b.Fatal(err)
 			}
 		}

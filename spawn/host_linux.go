@@ -33,7 +33,7 @@ import (
 // exec.Cmds run beside it untouched. Each child is stamped with a run id
 // and a name of its own (the markers), forked from one long-lived locked
 // thread with a parent-death signal and in a process group of its own,
-// and, with [Config.Contain], born in a cgroup of its own.
+// and, with [ChildOptions.Cgroup], born in a cgroup of its own.
 //
 // Should the program be killed with SIGKILL (by the OOM killer, a CI
 // runner's timeout), which no cleanup code survives, the parent-death
@@ -79,33 +79,26 @@ func NewHost(opts HostOptions) (*Host, error) {
 }
 
 // Start tethers cmd and starts it, in place of [exec.Cmd.Start], and
-// makes it one of the Host's children: it stamps the markers of cfg into
-// cmd.Env (os.Environ() when nil), arms the parent-death signal and a
-// new process group through a copy of cmd.SysProcAttr (its other fields
-// are kept), and starts cmd from the spawner thread, so that the signal
-// fires when this program exits, not when some thread of it does. Its
-// run is told to the watchdog, its tree is listed from now on, and
-// [Child.Stop] or [Host.Close] ends it whole. cmd stays the caller's:
-// wait for it with cmd.Wait as usual.
-//
-// Of cfg the stamping fields count (Name, Markers, Signal, RunID; the
-// supervisor stamped is this program), Grace (between TERM and KILL when
-// it is stopped) and Contain: ContainCgroup has the child born in a
-// cgroup of its own, which no descendant leaves and which is killed
-// whole, or fails; ContainAuto does so where the machine allows it and
-// starts the child uncontained elsewhere; ContainPIDNamespace is refused
-// (the namespace's init would stand between the program and cmd, whose
-// Wait would wait for the init).
+// makes it one of the Host's children: it stamps the markers of opts
+// into cmd.Env (os.Environ() when nil), arms the parent-death signal and
+// a new process group through a copy of cmd.SysProcAttr (its other
+// fields are kept), and starts cmd from the spawner thread, so that the
+// signal fires when this program exits, not when some thread of it
+// does. Its run is told to the watchdog, its tree is listed from now on,
+// and [Child.Stop] or [Host.Close] ends it whole, TERM then opts.Grace
+// then KILL. cmd stays the caller's: wait for it with cmd.Wait as usual.
+// With opts.Cgroup, the child is born in a cgroup of its own (clone3
+// with CLONE_INTO_CGROUP, Linux 5.7).
 //
 // A cmd made by [exec.CommandContext] has its Cancel replaced: the
 // context's end stops the child's whole tree as [Child.Stop] does, TERM
 // then Grace then KILL, with cmd.WaitDelay (when set) as Stop's deadline;
 // cmd.Wait returns once it is done.
-func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
-	if err := checkChild(cmd, cfg); err != nil {
+func (h *Host) Start(cmd *exec.Cmd, opts ChildOptions) (*Child, error) {
+	if err := checkChild(cmd, opts); err != nil {
 		return nil, err
 	}
-	cfg, err := cfg.resolve(cmd.Path)
+	cfg, err := opts.config().resolve(cmd.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +108,7 @@ func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
 		return nil, ErrHostClosed
 	}
 	if other := h.children[cfg.RunID]; other != nil {
-		return nil, fmt.Errorf("spawn: Host.Start: run id %s is %s's, still running (clear Config.RunID to have a new one made)", cfg.RunID, other.cfg.Name)
+		return nil, fmt.Errorf("spawn: Host.Start: run id %s is %s's, still running (clear ChildOptions.RunID to have a new one made)", cfg.RunID, other.cfg.Name)
 	}
 	if err := h.watch(); err != nil {
 		return nil, err
@@ -139,50 +132,20 @@ func (h *Host) Start(cmd *exec.Cmd, cfg Config) (*Child, error) {
 }
 
 // checkChild refuses what a Host cannot start as asked, naming it.
-func checkChild(cmd *exec.Cmd, cfg Config) error {
-	if cfg.Contain == ContainPIDNamespace {
-		return errors.New("spawn: Host.Start: a PID namespace is not for a child of a host program (cmd.Wait would wait for its init): use ContainCgroup")
-	}
+func checkChild(cmd *exec.Cmd, opts ChildOptions) error {
 	if cmd.Process != nil {
 		return errors.New("spawn: Host.Start: " + cmd.Path + " already started")
 	}
-	if cfg.Grace < 0 {
-		return fmt.Errorf("spawn: Host.Start: Grace %v is negative", cfg.Grace)
+	if opts.Grace < 0 {
+		return fmt.Errorf("spawn: Host.Start: %s: Grace %v is negative", cmd.Path, opts.Grace)
 	}
-	if field := superviseOnly(cfg); field != "" {
-		return fmt.Errorf("spawn: Host.Start: %s: Config.%s is Supervise's, not a Host child's", cmd.Path, field)
+	if opts.Cgroup < NoCgroup || opts.Cgroup > CgroupRequired {
+		return fmt.Errorf("spawn: Host.Start: %s: CgroupMode %d is none of NoCgroup, CgroupWhereAllowed, CgroupRequired", cmd.Path, opts.Cgroup)
 	}
 	if a := cmd.SysProcAttr; a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || a.UseCgroupFD) {
 		return fmt.Errorf("spawn: Host.Start: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the Host's to set (the child's process group and cgroup are its run's)", cmd.Path)
 	}
 	return nil
-}
-
-// superviseOnly names the first field of cfg set that only Supervise
-// (or Exec) reads; "" when there is none.
-func superviseOnly(cfg Config) string {
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{
-		{"Args", cfg.Args != nil},
-		{"OutliveParent", cfg.OutliveParent},
-		{"Forking", cfg.Forking},
-		{"OnDaemonEnded", cfg.OnDaemonEnded != nil},
-		{"OnContain", cfg.OnContain != nil},
-		{"Reexec", cfg.Reexec}, // a Host's is HostOptions.Reexec
-		{"Stdin", cfg.Stdin != nil},
-		{"Stdout", cfg.Stdout != nil},
-		{"Stderr", cfg.Stderr != nil},
-		{"DieBySignal", cfg.DieBySignal},
-		{"SoleReaper", cfg.SoleReaper},
-		{"LeaveDir", cfg.LeaveDir},
-	} {
-		if f.set {
-			return f.name
-		}
-	}
-	return ""
 }
 
 // watch starts, with the first child, what covers the children: the

@@ -54,7 +54,7 @@ func TestHostStartStamps(t *testing.T) {
 	cmd := hostCommand(t, `echo "$TETHER_NAME $TETHER_RUN_ID $TETHER_SUPERVISOR"`)
 	var out strings.Builder
 	cmd.Stdout = &out
-	c, err := h.Start(cmd, spawn.Config{Name: "stamped"})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "stamped"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +65,8 @@ func TestHostStartStamps(t *testing.T) {
 	if len(f) != 3 || f[0] != "stamped" || f[1] != c.RunID() || !strings.HasPrefix(f[2], strconv.Itoa(os.Getpid())+":") {
 		t.Errorf("child's stamp %q; want name stamped, run %s, this process as its supervisor", out.String(), c.RunID())
 	}
-	if c.Name() != "stamped" || c.Config().RunID != c.RunID() {
-		t.Errorf("Name %q, Config().RunID %q", c.Name(), c.Config().RunID)
+	if c.Name() != "stamped" || c.Options().RunID != c.RunID() || c.Options().Signal != syscall.SIGTERM {
+		t.Errorf("Name %q, Options() %+v", c.Name(), c.Options())
 	}
 }
 
@@ -75,7 +75,7 @@ func TestHostStartStamps(t *testing.T) {
 func TestHostChildOverByItself(t *testing.T) {
 	h := newHost(t, spawn.HostOptions{})
 	cmd := hostCommand(t, "exit 3")
-	if _, err := h.Start(cmd, spawn.Config{}); err != nil {
+	if _, err := h.Start(cmd, spawn.ChildOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var ee *exec.ExitError
@@ -94,7 +94,7 @@ func TestHostStopEndsWhatTheChildLeft(t *testing.T) {
 	cmd := hostCommand(t, "setsid env -i sleep 60 >/dev/null & echo $!; sleep 0.6")
 	var out strings.Builder
 	cmd.Stdout = &out
-	c, err := h.Start(cmd, spawn.Config{Name: "leaver"})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "leaver"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestHostContainCgroup(t *testing.T) {
 	h := newHost(t, spawn.HostOptions{})
 	cmd := hostCommand(t, "(setsid env -i sleep 60 &); echo started; exec sleep 60")
 	stdout, _ := cmd.StdoutPipe()
-	c, err := h.Start(cmd, spawn.Config{Name: "contained", Contain: spawn.ContainCgroup})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "contained"}, Cgroup: spawn.CgroupRequired})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,47 +187,43 @@ func cgroupOf(pid int) string {
 	return string(data)
 }
 
-// What a Host refuses: a PID namespace, a command started already,
-// what only Supervise does, and every child once it is closed.
+// What a Host refuses: a command started already, a negative grace, a
+// cgroup mode that is none of the three, the process group's and
+// cgroup's SysProcAttr fields, a run id in use, and every child once
+// it is closed.
 func TestHostRefuses(t *testing.T) {
 	h := newHost(t, spawn.HostOptions{})
-	if _, err := h.Start(exec.Command("/bin/true"), spawn.Config{Contain: spawn.ContainPIDNamespace}); err == nil {
-		t.Error("a PID namespace was not refused")
+	if _, err := h.Start(exec.Command("/bin/true"), spawn.ChildOptions{Cgroup: spawn.CgroupMode(7)}); err == nil || !strings.Contains(err.Error(), "CgroupMode 7") {
+		t.Errorf("CgroupMode 7: %v; want it refused, named", err)
 	}
 	started := exec.Command("/bin/true")
 	if err := started.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Start(started, spawn.Config{}); err == nil {
+	if _, err := h.Start(started, spawn.ChildOptions{}); err == nil {
 		t.Error("a command started already was not refused")
 	}
-	if _, err := h.Start(exec.Command("/bin/true"), spawn.Config{Grace: -time.Second}); err == nil || !strings.Contains(err.Error(), "-1s") {
+	if _, err := h.Start(exec.Command("/bin/true"), spawn.ChildOptions{Grace: -time.Second}); err == nil || !strings.Contains(err.Error(), "-1s") {
 		t.Errorf("a negative grace: %v; want it refused, named", err)
-	}
-	for field, cfg := range map[string]spawn.Config{"Forking": {Forking: true}, "Args": {Args: []string{"x"}}, "Reexec": {Reexec: true}} {
-		cmd := exec.Command("/bin/true")
-		if _, err := h.Start(cmd, cfg); err == nil || !strings.Contains(err.Error(), "Config."+field) || cmd.Process != nil {
-			t.Errorf("Config.%s: %v; want it refused, named, and nothing started", field, err)
-		}
 	}
 	setsid := exec.Command("/bin/true")
 	setsid.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if _, err := h.Start(setsid, spawn.Config{}); err == nil || !strings.Contains(err.Error(), "Setsid") {
+	if _, err := h.Start(setsid, spawn.ChildOptions{}); err == nil || !strings.Contains(err.Error(), "Setsid") {
 		t.Errorf("SysProcAttr.Setsid: %v; want it refused, named", err)
 	}
 	first := hostCommand(t, "exec sleep 60")
-	c, err := h.Start(first, spawn.Config{Name: "first"})
+	c, err := h.Start(first, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "first"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Start(hostCommand(t, "exec sleep 60"), c.Config()); err == nil || !strings.Contains(err.Error(), c.RunID()) {
+	if _, err := h.Start(hostCommand(t, "exec sleep 60"), c.Options()); err == nil || !strings.Contains(err.Error(), c.RunID()) {
 		t.Errorf("a run id in use: %v; want it refused, named", err)
 	}
 	if err := h.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	_ = first.Wait()
-	if _, err := h.Start(exec.Command("/bin/true"), spawn.Config{}); !errors.Is(err, spawn.ErrHostClosed) {
+	if _, err := h.Start(exec.Command("/bin/true"), spawn.ChildOptions{}); !errors.Is(err, spawn.ErrHostClosed) {
 		t.Errorf("Start after Close: %v; want ErrHostClosed", err)
 	}
 }
@@ -236,7 +232,7 @@ func TestHostRefuses(t *testing.T) {
 // program, never none.
 func TestHostWatchdogReplaced(t *testing.T) {
 	h := newHost(t, spawn.HostOptions{Reexec: true})
-	if _, err := h.Start(hostCommand(t, "exec sleep 60"), spawn.Config{}); err != nil {
+	if _, err := h.Start(hostCommand(t, "exec sleep 60"), spawn.ChildOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	first := hostWatchdog(t)
@@ -276,7 +272,7 @@ func TestHostStopSendsOneTERM(t *testing.T) {
 	h := newHost(t, spawn.HostOptions{})
 	cmd := hostCommand(t, `trap 'echo term' TERM; echo ready; while :; do sleep 0.05; done`)
 	out, _ := cmd.StdoutPipe()
-	c, err := h.Start(cmd, spawn.Config{Grace: 500 * time.Millisecond})
+	c, err := h.Start(cmd, spawn.ChildOptions{Grace: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +295,7 @@ func TestHostStopContext(t *testing.T) {
 	h := newHost(t, spawn.HostOptions{})
 	cmd := hostCommand(t, `trap '' TERM; echo ready; while :; do sleep 0.05; done`)
 	out, _ := cmd.StdoutPipe()
-	c, err := h.Start(cmd, spawn.Config{Grace: time.Minute})
+	c, err := h.Start(cmd, spawn.ChildOptions{Grace: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +329,7 @@ func TestHostCommandContext(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "setsid env -i sleep 60 >/dev/null & echo $!; sleep 60")
 	cmd.Env = append(os.Environ(), proctest.Env(t)...)
 	out, _ := cmd.StdoutPipe()
-	if _, err := h.Start(cmd, spawn.Config{Name: "withctx", Grace: 5 * time.Second}); err != nil {
+	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "withctx"}, Grace: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	gc, err := strconv.Atoi(proctest.ReadLine(t, out))
@@ -360,7 +356,7 @@ func TestHostCommandContext(t *testing.T) {
 	cmd.Env = append(os.Environ(), proctest.Env(t)...)
 	cmd.WaitDelay = 300 * time.Millisecond
 	out, _ = cmd.StdoutPipe()
-	if _, err := h.Start(cmd, spawn.Config{Name: "stubborn", Grace: time.Minute}); err != nil {
+	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "stubborn"}, Grace: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	if line := proctest.ReadLine(t, out); line != "ready" {

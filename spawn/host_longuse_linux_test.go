@@ -113,7 +113,7 @@ func TestHostLongUse(t *testing.T) {
 				script = "setsid sleep 60 </dev/null >/dev/null 2>&1 & exec sleep 60"
 			}
 			cmds[i] = exec.Command("/bin/sh", "-c", script)
-			c, err := h.Start(cmds[i], spawn.Config{Name: name})
+			c, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: spawn.Stamp{Name: name}})
 			if err != nil {
 				t.Fatalf("child %d: %v", done+i, err)
 			}

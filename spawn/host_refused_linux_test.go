@@ -15,7 +15,7 @@ import (
 )
 
 // modeHostNoClone3 is a program whose Host starts a child with
-// ContainAuto, then one with ContainCgroup, where the kernel cannot
+// CgroupWhereAllowed ("auto"), then one with CgroupRequired ("cgroup"), where the kernel cannot
 // start a child in a cgroup: it prints the child's cgroup, or the error.
 var modeHostNoClone3 = proctest.Register("host-no-clone3", func() {
 	h, err := spawn.NewHost(spawn.HostOptions{})
@@ -24,10 +24,14 @@ var modeHostNoClone3 = proctest.Register("host-no-clone3", func() {
 		os.Exit(2)
 	}
 	defer h.Close(context.Background())
-	for _, mode := range []spawn.Containment{spawn.ContainAuto, spawn.ContainCgroup} {
+	for _, m := range []struct {
+		mode spawn.CgroupMode
+		name string
+	}{{spawn.CgroupWhereAllowed, "auto"}, {spawn.CgroupRequired, "cgroup"}} {
+		mode := m.name
 		cmd := exec.Command("/bin/sh", "-c", "tail -n 1 /proc/self/cgroup")
 		out, _ := cmd.StdoutPipe()
-		c, err := h.Start(cmd, spawn.Config{Name: "refused", Contain: mode})
+		c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "refused"}, Cgroup: m.mode})
 		var ce *spawn.ContainError
 		switch {
 		case errors.As(err, &ce):

@@ -28,7 +28,7 @@ func stopOrphan(h *spawn.Host, env []string) (orphan int, left bool, err error) 
 	cmd := exec.Command("/bin/sh", "-c", orphanScript)
 	cmd.Env = env
 	out, _ := cmd.StdoutPipe()
-	c, err := h.Start(cmd, spawn.Config{Name: "orphans", Grace: 2 * time.Second})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "orphans"}, Grace: 2 * time.Second})
 	if err != nil {
 		return 0, false, err
 	}

@@ -17,8 +17,8 @@ type Child struct {
 	Cmd *exec.Cmd
 }
 
-// Config is the child's configuration.
-func (c *Child) Config() Config { return Config{} }
+// Options are the child's options.
+func (c *Child) Options() ChildOptions { return ChildOptions{} }
 
 // RunID is the child's run id.
 func (c *Child) RunID() string { return "" }
@@ -31,7 +31,7 @@ func (c *Child) Name() string { return "" }
 func NewHost(HostOptions) (*Host, error) { return nil, errUnsupported }
 
 // Start fails: there is no Host here.
-func (h *Host) Start(*exec.Cmd, Config) (*Child, error) { return nil, errUnsupported }
+func (h *Host) Start(*exec.Cmd, ChildOptions) (*Child, error) { return nil, errUnsupported }
 
 // Children lists nothing.
 func (h *Host) Children() []*Child { return nil }

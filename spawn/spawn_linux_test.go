@@ -51,7 +51,7 @@ func TestSpawnerSurvivesThreadChurn(t *testing.T) {
 	for i := 0; i < n; i++ {
 		cmd := exec.Command("/bin/sleep", "30")
 		cmd.Env = proctest.Env(t)
-		if _, err := host.Start(cmd, spawn.Config{Signal: syscall.SIGKILL}); err != nil {
+		if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Signal: syscall.SIGKILL}}); err != nil {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, cmd)
@@ -87,7 +87,7 @@ func TestStartStamps(t *testing.T) {
 	cmd.Env = []string{"PATH=/bin", "TETHER_NAME=stale"}
 	mine := &syscall.SysProcAttr{Ctty: 7} // kept, and unused without Setctty
 	cmd.SysProcAttr = mine
-	child, err := host.Start(cmd, spawn.Config{Name: "web"})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "web"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestStartStamps(t *testing.T) {
 	if mine.Pdeathsig != 0 || mine.Setpgid {
 		t.Errorf("the caller's SysProcAttr was changed: %+v", mine)
 	}
-	for _, cfg := range []spawn.Config{{Name: "a=b"}, {RunID: "xyz"}} {
+	for _, cfg := range []spawn.ChildOptions{{Stamp: spawn.Stamp{Name: "a=b"}}, {Stamp: spawn.Stamp{RunID: "xyz"}}} {
 		cmd := exec.Command("/bin/true")
 		if _, err := host.Start(cmd, cfg); err == nil || cmd.Process != nil {
 			t.Errorf("Start with %+v: %v, process %v; want an error and nothing started", cfg, err, cmd.Process)
@@ -120,7 +120,7 @@ func TestStartStamps(t *testing.T) {
 func TestStartedChildIsTethered(t *testing.T) {
 	cmd := exec.Command("/bin/sleep", "30")
 	cmd.Env = proctest.Env(t)
-	if _, err := newHost(t, spawn.HostOptions{}).Start(cmd, spawn.Config{Name: "sleeper"}); err != nil {
+	if _, err := newHost(t, spawn.HostOptions{}).Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "sleeper"}}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
@@ -162,7 +162,7 @@ func TestCheckedTheMomentStartReturns(t *testing.T) {
 			for i := 0; i < each; i++ {
 				cmd := exec.Command("/bin/sleep", "30")
 				cmd.Env = env
-				if _, err := host.Start(cmd, spawn.Config{Name: "quick"}); err != nil {
+				if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "quick"}}); err != nil {
 					t.Error(err)
 					return
 				}

@@ -52,7 +52,7 @@ func tree(n int, watchdog bool) error {
 	}
 	children := map[string]*spawn.Child{}
 	for i := 0; i < n; i++ {
-		c, err := h.Start(exec.Command("/bin/sh", "-c", family), spawn.Config{Name: "hostprog-child", Grace: 2 * time.Second})
+		c, err := h.Start(exec.Command("/bin/sh", "-c", family), spawn.ChildOptions{Stamp: spawn.Stamp{Name: "hostprog-child"}, Grace: 2 * time.Second})
 		if err != nil {
 			return err
 		}
@@ -149,7 +149,7 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 		}
 		var cs []*spawn.Child
 		for i := 0; i < 3; i++ {
-			c, err := h.Start(exec.Command("/bin/sh", "-c", churn), spawn.Config{Name: "hostprog-churn"})
+			c, err := h.Start(exec.Command("/bin/sh", "-c", churn), spawn.ChildOptions{Stamp: spawn.Stamp{Name: "hostprog-churn"}})
 			if err != nil {
 				return nil, err
 			}
@@ -169,7 +169,7 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 	case "supervise", "supervise-sole":
 		done := make(chan error, 1)
 		go func() {
-			status, err := spawn.Supervise(context.Background(), spawn.Config{Name: "hostprog-supervised", Args: []string{"/bin/sh", "-c", churn}, Reexec: true, OutliveParent: true, SoleReaper: api == "supervise-sole"})
+			status, err := spawn.Supervise(context.Background(), spawn.Config{Stamp: spawn.Stamp{Name: "hostprog-supervised"}, Args: []string{"/bin/sh", "-c", churn}, Reexec: true, OutliveParent: true, SoleReaper: api == "supervise-sole"})
 			rep.Status = status
 			done <- err
 		}()

@@ -1,0 +1,54 @@
+package spawn
+
+import (
+	"syscall"
+	"time"
+
+	"github.com/tetherproc/tether/probe"
+)
+
+// Stamp is what a child is tethered with, whichever way it is started:
+// the markers written into its environment and the parent-death signal
+// it is armed with. The zero value of each field is a sensible default.
+type Stamp struct {
+	// Name is stamped as the name variable; default: the command's base
+	// name, with each character outside A-Z a-z 0-9 . _ - made '_'.
+	Name string
+	// Markers names the marker and name variables; default TETHER and
+	// TETHER_NAME.
+	Markers probe.Markers
+	// Signal is the parent-death signal; default SIGTERM.
+	Signal syscall.Signal
+	// RunID is stamped as TETHER_RUN_ID; default a new random one
+	// (32 lowercase hex digits). A run id a running child holds is
+	// refused.
+	RunID string
+}
+
+// ChildOptions is how a [Host] starts one child: its stamp (the
+// supervisor stamped is always this program), how long its tree gets
+// between TERM and KILL when it is stopped, and its cgroup. The zero
+// value stamps the defaults, kills at once and makes no cgroup.
+type ChildOptions struct {
+	Stamp
+	// Grace is how long the child's tree gets between TERM and KILL when
+	// it is stopped; zero means KILL right after TERM.
+	Grace time.Duration
+	// Cgroup has the child born in a cgroup of its own, which no
+	// descendant leaves and which is killed whole.
+	Cgroup CgroupMode
+}
+
+// CgroupMode says whether a Host's child is born in a cgroup of its own.
+type CgroupMode int
+
+const (
+	// NoCgroup starts the child in the program's cgroup.
+	NoCgroup CgroupMode = iota
+	// CgroupWhereAllowed makes the child's cgroup where the machine
+	// allows it (root, or a delegated subtree, on Linux 5.7 or later),
+	// and starts the child in the program's elsewhere.
+	CgroupWhereAllowed
+	// CgroupRequired makes the child's cgroup or fails the start.
+	CgroupRequired
+)
