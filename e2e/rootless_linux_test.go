@@ -265,6 +265,13 @@ func TestContainerRootlessPodmanNoAPI(t *testing.T) {
 	env := []string{"XDG_RUNTIME_DIR=", "DOCKER_HOST=unix://" + filepath.Join(elsewhere, "none.sock")}
 	h := holderOf(t, tether(t, env, "ps", "--port", port, "--any-user", "--json"))
 	helper := memberOf(t, h.PID)
+	// The container is named from its conmon's child, its first process,
+	// once that is in the helper's network namespace: on a loaded machine
+	// a moment after the port listens.
+	proctest.Eventually(t, "the container's process in the helper's network namespace", func() bool {
+		r := tether(t, env, "reclaim", "--port", port, "--foreign", "--any-user", "--dry-run")
+		return strings.Contains(r.stdout, "podman stop "+name)
+	})
 	for _, dry := range []bool{true, false} {
 		args := []string{"reclaim", "--port", port, "--foreign", "--any-user", "--grace", "1s"}
 		if dry {
