@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -57,32 +59,33 @@ func runRun(c *cli.Context) error {
 	if err := freePorts(c, cfg, ports); err != nil {
 		return err
 	}
+	cmd := exec.Command(args[0], args[1:]...)
 	if c.Bool("exec") {
-		return startError(spawn.Exec(cfg), true)
+		return startError(spawn.Exec(cmd, spawn.ExecOptions{Stamp: cfg.Stamp, OutliveParent: cfg.OutliveParent}), true)
 	}
-	status, err := spawn.Supervise(c.Context, cfg)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	status, err := spawn.Supervise(c.Context, cmd, cfg)
 	if err != nil {
 		return startError(err, false)
 	}
 	return cli.Exit("", status)
 }
 
-// runConfig reads the flags of run into a spawn.Config and the ports to
+// runConfig reads the flags of run into a spawn.Options and the ports to
 // free first, naming any bad value.
-func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
+func runConfig(c *cli.Context, args []string) (spawn.Options, []uint16, error) {
 	if len(args) == 0 {
-		return spawn.Config{}, nil, usagef("tether run: no command (usage: tether run [options] -- COMMAND [ARG...])")
+		return spawn.Options{}, nil, usagef("tether run: no command (usage: tether run [options] -- COMMAND [ARG...])")
 	}
 	if args[0] == "" {
-		return spawn.Config{}, nil, usagef("tether run: empty command name %q", args[0])
+		return spawn.Options{}, nil, usagef("tether run: empty command name %q", args[0])
 	}
 	m, err := markersFrom(c)
 	if err != nil {
-		return spawn.Config{}, nil, err
+		return spawn.Options{}, nil, err
 	}
-	cfg := spawn.Config{
+	cfg := spawn.Options{
 		Stamp:         spawn.Stamp{Markers: m, Name: c.String("name")},
-		Args:          args,
 		Grace:         c.Duration("grace"),
 		OutliveParent: c.Bool("outlive-parent"),
 		Forking:       c.Bool("forking"),
@@ -91,7 +94,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Config, []uint16, error) {
 		DieBySignal:   true,
 		SoleReaper:    true,
 	}
-	tellUser(c, &cfg)
+	tellUser(c, &cfg, args[0])
 	if cfg.Name, err = nameFrom(c); err != nil {
 		return cfg, nil, err
 	}
@@ -177,7 +180,7 @@ func startError(err error, exec bool) error {
 // --foreign, one tether did not start is ended by the socket it holds.
 // The ports are looked up again after the signals (the reclaim's
 // summary): a port still held refuses the run.
-func freePorts(c *cli.Context, cfg spawn.Config, ports []uint16) error {
+func freePorts(c *cli.Context, cfg spawn.Options, ports []uint16) error {
 	proto, _ := protoFrom(c, len(ports) > 0)
 	if len(ports) == 0 {
 		if c.Bool("foreign") || c.Bool("replace") {
@@ -258,11 +261,10 @@ func runHint(r reclaim.Result) string {
 // tellUser has the run's events the library reports (an auto
 // containment that stepped down, a daemon ended) said on stderr, with
 // the flags that change them.
-func tellUser(c *cli.Context, cfg *spawn.Config) {
+func tellUser(c *cli.Context, cfg *spawn.Options, command string) {
 	cfg.OnContain = func(got spawn.Containment, refused []string) {
 		fmt.Fprintf(c.App.ErrWriter, "tether: --contain=auto: %s; contained in %s\n", sanitize(strings.Join(refused, "; ")), containName(got))
 	}
-	command := cfg.Args[0]
 	cfg.OnDaemonEnded = func(pid int, comm string) {
 		fmt.Fprintf(c.App.ErrWriter, "tether: %s exited 0 and left %d (%s), a daemon in a session of its own: ending it (--forking keeps a daemonizing command's tree running)\n", sanitize(command), pid, sanitize(comm))
 	}

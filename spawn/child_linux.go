@@ -269,7 +269,7 @@ func (c *Child) finish() {
 
 // arm gives a child the parent-death signal and a process group of its
 // own, the two things every tethered child is started with.
-func (c Config) arm(a *syscall.SysProcAttr) {
+func (c Options) arm(a *syscall.SysProcAttr) {
 	a.Pdeathsig = c.Signal
 	a.Setpgid = true
 }

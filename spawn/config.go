@@ -3,7 +3,6 @@ package spawn
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -11,11 +10,12 @@ import (
 	"github.com/tetherproc/tether/probe"
 )
 
-// Config is how [Supervise] and [Exec] tether a command: its stamp, the
-// supervisor stamped, and how the run is supervised (Exec reads Args and
-// OutliveParent alone). A [Host]'s children take [ChildOptions]. The
-// zero value of each field is a sensible default.
-type Config struct {
+// Options is how [Supervise] tethers and supervises its command: its
+// stamp, the supervisor stamped, and how the run is supervised. The
+// command itself is an [exec.Cmd]. [Exec] takes [ExecOptions], a [Host]'s
+// children [ChildOptions]. The zero value of each field is a sensible
+// default.
+type Options struct {
 	Stamp
 	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
 	// process, or with Exec its parent.
@@ -23,9 +23,6 @@ type Config struct {
 
 	// Supervision.
 
-	// Args is the command line of Supervise and Exec; Args[0] is looked
-	// up in PATH. Host.Start takes the command from its exec.Cmd instead.
-	Args []string
 	// Grace is how long the tree gets between TERM and KILL when
 	// Supervise cleans up; zero means KILL right after TERM.
 	Grace time.Duration
@@ -55,8 +52,6 @@ type Config struct {
 	// init of a contained run's PID namespace. Without it there is no
 	// watchdog, and Contain cannot use a PID namespace.
 	Reexec bool
-	// Stdin, Stdout and Stderr default to the calling process's.
-	Stdin, Stdout, Stderr *os.File
 	// DieBySignal has Supervise, when the command dies of a signal, end
 	// the calling process by the same signal after its cleanup instead of
 	// returning 128+N, so that its caller sees it killed (a shell loop
@@ -68,9 +63,8 @@ type Config struct {
 	// a caller may want to tell its user. The library writes nothing.
 	OnContain func(got Containment, refused []string)
 	// Contain has Supervise keep the whole tree in a kernel container,
-	// which no descendant leaves by its own means: see [Containment].
-	// Exec has no process to keep one (a Host's child takes
-	// ChildOptions.Cgroup).
+	// which no descendant leaves by its own means: see [Containment]. (A
+	// Host's child takes ChildOptions.Cgroup.)
 	Contain Containment
 	// SoleReaper says that the calling process has no children but the
 	// run's: it is tether run, or a container's PID 1. Supervise then
@@ -88,6 +82,19 @@ type Config struct {
 	// directory is not kept busy (it can be unmounted) for as long as the
 	// command runs elsewhere. The watchdog never keeps it.
 	LeaveDir bool
+}
+
+// ExecOptions is how [Exec] tethers the command it becomes: its stamp,
+// the supervisor stamped (default the calling process's parent), and
+// whether it outlives that parent. There is no run to supervise.
+type ExecOptions struct {
+	Stamp
+	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
+	// process's parent, whose death the command is tied to.
+	Supervisor probe.Supervisor
+	// OutliveParent arms no parent-death signal: the command keeps
+	// running when the parent dies.
+	OutliveParent bool
 }
 
 // Containment is how a supervised tree is kept together beyond what the

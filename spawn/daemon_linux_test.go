@@ -22,8 +22,7 @@ var modeDaemonHook = proctest.Register("daemon-hook", daemonHookHelper)
 // "daemon PID COMM" line each, then the exit status.
 func daemonHookHelper() {
 	var told []string
-	status, err := spawn.Supervise(context.Background(), spawn.Config{
-		Args: []string{"/bin/sh", "-c", "setsid sleep 100 & sleep 0.3; exit 0"},
+	status, err := spawn.Supervise(context.Background(), inherit(exec.Command("/bin/sh", "-c", "setsid sleep 100 & sleep 0.3; exit 0")), spawn.Options{
 		OnDaemonEnded: func(pid int, comm string) {
 			told = append(told, fmt.Sprintf("daemon %d %s", pid, comm))
 		},

@@ -27,21 +27,21 @@
 // the command, forwards signals to its process group, reaps every orphan
 // the tree leaves behind, cleans up what is left of the tree when the
 // command exits (TERM, a grace period, then KILL), and returns the
-// command's exit status. Unless [Config.SoleReaper] says the process has
+// command's exit status. Unless [Options.SoleReaper] says the process has
 // no other children (tether run, a container's PID 1), it reaps by PID
 // only and tells the run's orphans from the program's own children, and
 // it gives the program its signal state back as it found it. [Exec] is
 // tether run --exec: arm the parent-death signal on the calling process,
 // stamp the markers, and execve in place.
 //
-// All three take one [Config], and keep a run's books the same way
+// All three take one [Options], and keep a run's books the same way
 // (run.go: its id, cgroup, the list of its tree, its record, its
 // watchdog). Should the supervisor itself be killed with
 // SIGKILL, its watchdog (internal/watchdog, a second process started
 // before the command) ends every process that carries the run id. The
 // watchdog, and the init of a contained run's PID namespace
 // (internal/pidns), are this program started again: with
-// [Config.Reexec], main calls [Init] first, which runs them.
+// [Options.Reexec], main calls [Init] first, which runs them.
 //
 // On macOS, which has no parent-death signal and no subreaper, Supervise
 // takes the portable path (platform_portable.go): the caller is followed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -40,9 +41,10 @@ func ExampleHost_Start() {
 // of its own) is ended when it exits. The status is the command's own.
 // A program that sets Reexec calls spawn.Init first in its main.
 func ExampleSupervise() {
-	status, err := spawn.Supervise(context.Background(), spawn.Config{
+	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 60 & exit 3")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr // nil is /dev/null, as in os/exec
+	status, err := spawn.Supervise(context.Background(), cmd, spawn.Options{
 		Stamp: spawn.Stamp{Name: "build"},
-		Args:  []string{"/bin/sh", "-c", "setsid sleep 60 & exit 3"},
 		Grace: 0, // KILL right after TERM for what is left
 	})
 	if err != nil {

@@ -32,7 +32,7 @@ func pdeathsigHelper() {
 		fmt.Println("set:", err)
 		os.Exit(2)
 	}
-	if _, err := spawn.Supervise(context.Background(), spawn.Config{Args: []string{"/bin/true"}}); err != nil {
+	if _, err := spawn.Supervise(context.Background(), exec.Command("/bin/true"), spawn.Options{}); err != nil {
 		fmt.Println("supervise:", err)
 		os.Exit(2)
 	}
@@ -68,7 +68,7 @@ func TestSuperviseRestoresParentDeathSignal(t *testing.T) {
 }
 
 var modeFailedSupervise = proctest.Register("failed-supervise", func() {
-	if _, err := spawn.Supervise(context.Background(), spawn.Config{Args: []string{"/nonexistent/command"}}); err == nil {
+	if _, err := spawn.Supervise(context.Background(), exec.Command("/nonexistent/command"), spawn.Options{}); err == nil {
 		fmt.Println("supervise: no error")
 		os.Exit(2)
 	}

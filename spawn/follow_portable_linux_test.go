@@ -4,6 +4,7 @@ package spawn_test
 
 import (
 	"context"
+	"os/exec"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -17,7 +18,7 @@ import (
 func TestSuperviseStopsFollowingParent(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	for i := 0; i < 3; i++ {
-		if code, err := spawn.Supervise(context.Background(), spawn.Config{Args: []string{"/bin/true"}}); code != 0 || err != nil {
+		if code, err := spawn.Supervise(context.Background(), exec.Command("/bin/true"), spawn.Options{}); code != 0 || err != nil {
 			t.Fatalf("Supervise: %d, %v", code, err)
 		}
 	}

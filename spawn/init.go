@@ -12,7 +12,7 @@ import (
 // Init is the one entry point of this program's re-executed helpers, as
 // moby's reexec.Init and runc's libcontainer.Init are: call it first in
 // main. When Supervise started this program again as its watchdog, or as
-// the init of a contained run's PID namespace ([Config.Reexec]), Init
+// the init of a contained run's PID namespace ([Options.Reexec]), Init
 // runs that and exits; otherwise it returns at once, having done nothing.
 func Init() {
 	markInit()

@@ -309,11 +309,12 @@ func (r *supervisor) finish() {
 		// goes, and the init's pipe is closed.
 		r.init.Close()
 		r.group.Release()
+		r.stdio.closeAll()
 	})
 }
 
 // dieLikeCommand ends the calling process by the signal the command died
-// of, after the cleanup, with Config.DieBySignal; as PID 1, which no
+// of, after the cleanup, with Options.DieBySignal; as PID 1, which no
 // signal ends, it returns.
 func (r *supervisor) dieLikeCommand() {
 	if ws := r.status; ws.Signaled() && r.cfg.DieBySignal && os.Getpid() != 1 {

@@ -1,8 +1,8 @@
 package spawn
 
-// config is the Config the Host keeps its child's run by.
-func (o ChildOptions) config() Config {
-	c := Config{Stamp: o.Stamp, Grace: o.Grace}
+// config is the Options the Host keeps its child's run by.
+func (o ChildOptions) config() Options {
+	c := Options{Stamp: o.Stamp, Grace: o.Grace}
 	switch o.Cgroup {
 	case CgroupWhereAllowed:
 		c.Contain = ContainAuto
@@ -12,8 +12,8 @@ func (o ChildOptions) config() Config {
 	return c
 }
 
-// childOptions is the ChildOptions of a Host's child's resolved Config.
-func (c Config) childOptions() ChildOptions {
+// childOptions is the ChildOptions of a Host's child's resolved Options.
+func (c Options) childOptions() ChildOptions {
 	o := ChildOptions{Stamp: c.Stamp, Grace: c.Grace}
 	switch c.Contain {
 	case ContainAuto:

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -85,7 +87,7 @@ func followParent(chan<- os.Signal) (restore func(), err error) {
 
 // armChild gives the command the parent-death signal and a process group
 // of its own.
-func armChild(c Config, a *syscall.SysProcAttr) { c.arm(a) }
+func armChild(c Options, a *syscall.SysProcAttr) { c.arm(a) }
 
 // below lists tether's subtree but skip, by the kernel's children lists:
 // as the process's sole reaper, all of it; otherwise the subtrees of its
@@ -141,17 +143,17 @@ func (r *supervisor) scanFromNow() {}
 // contain sets the child up to start in its container: born in the run's
 // cgroup, or as the init of new namespaces, running the command. It
 // returns the path and arguments to start.
-func (r *supervisor) contain(path string, attr *syscall.ProcAttr) (string, []string, error) {
+func (r *supervisor) contain(path string, args []string, attr *syscall.ProcAttr) (string, []string, error) {
 	mode := r.cfg.Contain
 	if mode == NoContainment {
-		return path, r.cfg.Args, nil
+		return path, args, nil
 	}
 	if mode == ContainAuto || mode == ContainCgroup {
 		err := r.newCgroup()
 		if err == nil {
 			attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, r.group.FD()
 			trace.Printf("contained in cgroup %s", r.group.Path())
-			return path, r.cfg.Args, nil
+			return path, args, nil
 		}
 		r.tried = append(r.tried, "cgroup: "+err.Error())
 	}
@@ -165,11 +167,11 @@ func (r *supervisor) contain(path string, attr *syscall.ProcAttr) (string, []str
 		self := selfPath()
 		err := pidns.Usable()
 		if err == nil && (!r.cfg.Reexec || self == "") {
-			err = errors.New("no binary to run as the namespace's init (Config.Reexec)")
+			err = errors.New("no binary to run as the namespace's init (Options.Reexec)")
 		}
 		if err == nil {
 			var argv []string
-			if r.init, argv, err = pidns.Prepare(self, path, r.cfg.Args, r.cfg.Grace, attr); err == nil {
+			if r.init, argv, err = pidns.Prepare(self, path, args, r.cfg.Grace, r.stdio.extra(), attr); err == nil {
 				trace.Printf("contained in a new PID namespace, under tether's init")
 				if len(r.tried) > 0 && r.cfg.OnContain != nil {
 					r.cfg.OnContain(ContainPIDNamespace, r.tried)
@@ -182,22 +184,32 @@ func (r *supervisor) contain(path string, attr *syscall.ProcAttr) (string, []str
 	return "", nil, containFailed(mode, r.tried)
 }
 
-// Exec replaces the calling process with cfg.Args, as setpriv --pdeathsig
+// extra counts the ExtraFiles, which a PID namespace's init passes on.
+func (s *stdio) extra() int { return len(s.files) - 3 }
+
+// Exec replaces the calling process with cmd, as setpriv --pdeathsig
 // does: the parent-death signal is armed on the calling process toward its
-// own parent (unless cfg.OutliveParent), the parent is checked to be
+// own parent (unless opts.OutliveParent), the parent is checked to be
 // alive still, the markers are stamped with the parent as supervisor, and
 // the command is executed in place, keeping the PID. There is no
 // supervisor process, so no watchdog and no cleanup of grandchildren.
-// Exec returns only on failure: a *[StartError].
-func Exec(cfg Config) error {
-	if len(cfg.Args) == 0 {
-		return &StartError{Status: 125, Err: fmt.Errorf("no command")}
-	}
-	path, err := lookPath(cfg.Args[0])
-	if err != nil {
+//
+// Of cmd, Exec reads Path, Args, Env and Dir; the command keeps the
+// process's own descriptors, so Stdin, Stdout, Stderr and ExtraFiles
+// must be nil (and SysProcAttr, which only a fork applies). Exec returns
+// only on failure: a *[StartError].
+func Exec(cmd *exec.Cmd, opts ExecOptions) error {
+	if err := checkExec(cmd); err != nil {
 		return err
 	}
+	path, argv := cmd.Path, commandLine(cmd)
+	env := cmd.Environ()
+	if env == nil {
+		env = []string{}
+	}
 	ppid := os.Getppid()
+	cfg := Options{Stamp: opts.Stamp, Supervisor: opts.Supervisor, OutliveParent: opts.OutliveParent}
+	var err error
 	if cfg.Supervisor.PID == 0 {
 		// A namespace's init has no visible parent; it supervises itself.
 		if cfg.Supervisor, err = selfOrParent(ppid > 0); err != nil {
@@ -207,7 +219,12 @@ func Exec(cfg Config) error {
 	if cfg, err = cfg.resolve(path); err != nil {
 		return &StartError{Status: 125, Err: err}
 	}
-	env := cfg.environ(nil)
+	env = cfg.environ(env)
+	if cmd.Dir != "" {
+		if err := os.Chdir(cmd.Dir); err != nil {
+			return &StartError{Status: 125, Err: fmt.Errorf("spawn: Exec: %s: %w", path, err)}
+		}
+	}
 
 	// The parent-death signal belongs to the thread that sets it, and
 	// execve keeps the calling thread's: set and exec on one thread.
@@ -223,7 +240,7 @@ func Exec(cfg Config) error {
 		}
 	}
 	trace.Printf("exec %s in place, run %s", path, cfg.RunID)
-	err = syscall.Exec(path, cfg.Args, env)
+	err = syscall.Exec(path, argv, env)
 	return &StartError{Status: exitcode.Exec(err), Err: fmt.Errorf("exec %s: %w", path, err)}
 }
 
@@ -259,7 +276,7 @@ func (r *supervisor) forkExec(path string, attr *syscall.ProcAttr) (int, error) 
 	}
 	self := selfPath()
 	if !r.cfg.Reexec || self == "" {
-		return 0, containFailed(r.cfg.Contain, append(r.tried, "cgroup: "+why.Error()+", and no binary to enter the group with first (Config.Reexec)"))
+		return 0, containFailed(r.cfg.Contain, append(r.tried, "cgroup: "+why.Error()+", and no binary to enter the group with first (Options.Reexec)"))
 	}
 	procs, err := r.group.ProcsFile()
 	if err != nil {
@@ -272,6 +289,8 @@ func (r *supervisor) forkExec(path string, attr *syscall.ProcAttr) (int, error) 
 	enter.Sys = &sys
 	enter.Files = append(slices.Clip(attr.Files), procs.Fd())
 	trace.Printf("%v: %s enters cgroup %s before it runs", why, path, r.group.Path())
-	// argv[0] names the step in ps; argv[1] is what Init dispatches on.
-	return syscall.ForkExec(self, append([]string{cgroup.EnterArg, cgroup.EnterArg, path}, r.argv...), &enter)
+	// argv[0] names the step in ps; argv[1] is what Init dispatches on;
+	// the group's file follows the command's own descriptors.
+	procsFD := strconv.Itoa(len(enter.Files) - 1)
+	return syscall.ForkExec(self, append([]string{cgroup.EnterArg, cgroup.EnterArg, procsFD, path}, r.argv...), &enter)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"syscall"
 
@@ -40,7 +41,7 @@ func followParent(sigs chan<- os.Signal) (restore func(), err error) {
 }
 
 // armChild gives the command a process group of its own.
-func armChild(_ Config, a *syscall.SysProcAttr) { a.Setpgid = true }
+func armChild(_ Options, a *syscall.SysProcAttr) { a.Setpgid = true }
 
 // tickState is what the listing of the tree keeps from one tick to the
 // next. Each listing is built from one snapshot of the process table
@@ -218,18 +219,21 @@ func (r *supervisor) carriers(snap *proc.Snapshot) []proc.Member {
 // one, the last thing prepared before the command starts, it has the
 // tick's table take down the processes there are: none of them can be
 // the run's.
-func (r *supervisor) contain(path string, _ *syscall.ProcAttr) (string, []string, error) {
+func (r *supervisor) contain(path string, args []string, _ *syscall.ProcAttr) (string, []string, error) {
 	if r.cfg.Contain != NoContainment {
 		return "", nil, containFailed(r.cfg.Contain, []string{"cgroup and pidns: Linux only"})
 	}
 	r.tick.table = proc.Host().NewTable()
 	r.tick.table.Before()
-	return path, r.cfg.Args, nil
+	return path, args, nil
 }
 
 // Exec refuses: there is no parent-death signal to arm before the exec,
 // and no process left to watch the command after it.
-func Exec(Config) error {
+func Exec(cmd *exec.Cmd, _ ExecOptions) error {
+	if err := checkExec(cmd); err != nil {
+		return err
+	}
 	return &StartError{Status: 125, Err: fmt.Errorf("exec in place needs a parent-death signal, which this platform does not have (Supervise covers the command with the watchdog): %w", errUnsupported)}
 }
 

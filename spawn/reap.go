@@ -37,7 +37,7 @@ import (
 // children are the run's. What a change means to the run (a stop, the
 // command's end, the watchdog's death) is the supervisor's to act on.
 type reaper struct {
-	// sole: the process has no children but the run's (Config.SoleReaper):
+	// sole: the process has no children but the run's (Options.SoleReaper):
 	// wait4(-1), as an init must.
 	sole bool
 	// child is the command, once started (0 before); done once it is
@@ -186,7 +186,7 @@ func (r *supervisor) ownChildren() []ownChild {
 // reap collects every exited child of the run without blocking: the
 // command's status is kept, adopted orphans are discarded. A command
 // stopped by a job control signal stops tether too. As the process's
-// sole reaper (Config.SoleReaper) it takes whatever child exits, as an
+// sole reaper (Options.SoleReaper) it takes whatever child exits, as an
 // init must; otherwise only the command, the watchdog, and the orphans
 // it can tell are the run's (reapOwn).
 func (r *supervisor) reap() {

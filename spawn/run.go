@@ -23,12 +23,12 @@ import (
 const keepEvery = 250 * time.Millisecond
 
 // run is one run's bookkeeping, the same for a Host's child and for
-// Supervise: who the run is (its resolved Config), its cgroup, the list
+// Supervise: who the run is (its resolved Options), its cgroup, the list
 // of its tree kept since it started, the record that list is written to,
 // and the watchdog that is told of it. What differs between the two is
 // how the tree is found (a subreaper's subtree, a child's) and who reaps.
 type run struct {
-	cfg Config
+	cfg Options
 	// command is the command line the record shows.
 	command []string
 	// forwards says that the run's supervisor forwards signals to it and

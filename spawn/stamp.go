@@ -17,7 +17,7 @@ import (
 
 // resolve fills in the defaults for a child running command and
 // validates the result.
-func (c Config) resolve(command string) (Config, error) {
+func (c Options) resolve(command string) (Options, error) {
 	if c.Name == "" {
 		c.Name = marker.NameFor(command)
 	}
@@ -64,7 +64,7 @@ func selfOrParent(parent bool) (probe.Supervisor, error) {
 }
 
 // environ stamps env (the calling process's environment when nil).
-func (c Config) environ(env []string) []string {
+func (c Options) environ(env []string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
@@ -74,23 +74,20 @@ func (c Config) environ(env []string) []string {
 	return c.Markers.Environ(env, probe.Stamp{Name: c.Name, Supervisor: c.Supervisor, RunID: c.RunID, PIDNamespace: pidns})
 }
 
-// lookPath resolves the command and classifies failure as a shell does.
-func lookPath(arg0 string) (string, error) {
-	path, err := exec.LookPath(arg0)
-	switch {
-	case err == nil:
-		return path, nil
+// lookupError is cmd.Err, the failure of exec.Command's look-up in
+// PATH, classified as a shell does: 127 not found, 126 otherwise.
+func lookupError(cmd *exec.Cmd) error {
+	name := cmd.Path
+	var ee *exec.Error
+	if errors.As(cmd.Err, &ee) {
+		name = ee.Name
+	}
+	switch err := cmd.Err; {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
-		return "", &StartError{Status: 127, Err: fmt.Errorf("%s: command not found", arg0)}
+		return &StartError{Status: 127, Err: fmt.Errorf("%s: command not found", name)}
 	case errors.Is(err, fs.ErrPermission):
-		return "", &StartError{Status: 126, Err: fmt.Errorf("%s: not executable", arg0)}
+		return &StartError{Status: 126, Err: fmt.Errorf("%s: not executable", name)}
+	default:
+		return &StartError{Status: 126, Err: err}
 	}
-	return "", &StartError{Status: 126, Err: err}
-}
-
-func or(f, def *os.File) *os.File {
-	if f != nil {
-		return f
-	}
-	return def
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"sync"
@@ -65,7 +66,7 @@ type supervisor struct {
 	// pending are signals taken off sigs while suspending, to be
 	// handled next.
 	pending []os.Signal
-	// init is the run's PID namespace, with Config.Contain: nil
+	// init is the run's PID namespace, with Options.Contain: nil
 	// without one.
 	init *pidns.Init
 	// tried are the containment modes that failed before the one in
@@ -74,6 +75,9 @@ type supervisor struct {
 	// argv is what the child is started with: the command's, or with a
 	// PID namespace, the init's.
 	argv []string
+	// stdio is the command's descriptors, and the copies through
+	// pipes os/exec would make; nil before prepare.
+	stdio *stdio
 	// tick is what the listing of the tree keeps from one tick to the
 	// next, where it is not the kernel's to keep (the portable path).
 	//lint:ignore U1000 the portable path's (platform_portable.go): the full path keeps nothing between ticks
@@ -99,7 +103,7 @@ type supervisor struct {
 // wd is the run's watchdog; nil without one.
 func (r *supervisor) wd() *watchdog.Watchdog { return r.guard.watchdog() }
 
-// Supervise runs cfg.Args as tether run does and returns its exit status:
+// Supervise runs cmd as tether run does and returns its exit status:
 // the command's own, or 128+N when it died of signal N. In order, as tini
 // does: start the watchdog, become a child subreaper, follow the caller,
 // take the terminal, start the command, then forward signals and reap
@@ -107,9 +111,20 @@ func (r *supervisor) wd() *watchdog.Watchdog { return r.guard.watchdog() }
 // terminal back. The error is a *[StartError] when the command could not
 // be started.
 //
+// cmd is described as os/exec describes it (Path, Args, Env, Dir,
+// Stdin, Stdout, Stderr, ExtraFiles, WaitDelay, SysProcAttr but for
+// what the run sets: its process group, session, terminal and cgroup),
+// and the same rules hold: a nil Stdin, Stdout or Stderr is the null
+// device (pass os.Stdout for the program's own), another reader or
+// writer than an *os.File is copied through a pipe, and Supervise
+// returns once those copies are done (or WaitDelay has passed). cmd is
+// not started through cmd.Start, since the run reaps its command itself:
+// cmd.Process and cmd.ProcessState stay nil, and cmd.Cancel is not
+// called (ctx's end is a TERM, below).
+//
 // Use it in a program whose job is this one command: a wrapper, a
 // container's entrypoint, tether run itself (which sets
-// [Config.SoleReaper]). A program that starts children beside its own
+// [Options.SoleReaper]). A program that starts children beside its own
 // work uses a [Host] instead. Supervise is safe there too: without
 // SoleReaper it reaps by PID only, ends only its command's tree, and
 // puts back the child-subreaper flag, its thread's parent-death signal
@@ -123,12 +138,12 @@ func (r *supervisor) wd() *watchdog.Watchdog { return r.guard.watchdog() }
 // command's wrapper and wrong for one with work of its own.
 //
 // The end of ctx is a TERM to the command, as one sent to the program
-// would be: its group gets it, then cfg.Grace, then KILL to what is left
+// would be: its group gets it, then opts.Grace, then KILL to what is left
 // of its tree. Supervise then returns the command's status with an error
 // that wraps ctx.Err(). A ctx done before the call starts nothing.
-func Supervise(ctx context.Context, cfg Config) (int, error) {
-	if len(cfg.Args) == 0 {
-		return 0, &StartError{Status: 125, Err: errors.New("no command")}
+func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
+	if err := checkCommand("Supervise", cmd); err != nil {
+		return 0, err
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, &StartError{Status: 125, Err: err}
@@ -140,12 +155,12 @@ func Supervise(ctx context.Context, cfg Config) (int, error) {
 	// by then the command is reaped.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	r, rare, err := newRun(cfg)
+	r, rare, err := newRun(opts)
 	if err != nil {
 		return 0, err
 	}
 	defer r.finish()
-	path, attr, err := r.prepare()
+	path, attr, err := r.prepare(cmd)
 	if err != nil {
 		return 0, err
 	}
@@ -181,20 +196,52 @@ func Supervise(ctx context.Context, cfg Config) (int, error) {
 	defer stop()
 	r.late.catch(r.sigs, rare)
 	status := r.loop()
+	copyErr := r.stdio.wait()
 	if cancelled.Load() {
-		return status, fmt.Errorf("spawn: %s ended early: %w", cfg.Args[0], ctx.Err())
+		return status, fmt.Errorf("spawn: %s ended early: %w", path, ctx.Err())
+	}
+	if copyErr != nil {
+		return status, fmt.Errorf("spawn: %s: copy of its standard input or output: %w", path, copyErr)
 	}
 	r.dieLikeCommand()
 	return status, nil
+}
+
+// checkExec refuses what Exec cannot do in place, naming it.
+func checkExec(cmd *exec.Cmd) error {
+	if err := checkCommand("Exec", cmd); err != nil {
+		return err
+	}
+	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil || len(cmd.ExtraFiles) > 0 || cmd.SysProcAttr != nil {
+		return &StartError{Status: 125, Err: fmt.Errorf("spawn: Exec: %s: Stdin, Stdout, Stderr, ExtraFiles and SysProcAttr must be nil: the command keeps this process's own descriptors and attributes", cmd.Path)}
+	}
+	return nil
+}
+
+// checkCommand refuses a cmd that cannot be started as asked, naming
+// what is wrong: entry is the function asked.
+func checkCommand(entry string, cmd *exec.Cmd) error {
+	switch {
+	case cmd == nil || cmd.Path == "" && len(cmd.Args) == 0:
+		return &StartError{Status: 125, Err: errors.New("spawn: " + entry + ": no command")}
+	case cmd.Process != nil:
+		return &StartError{Status: 125, Err: errors.New("spawn: " + entry + ": " + cmd.Path + " already started")}
+	case cmd.Err != nil:
+		return lookupError(cmd)
+	}
+	if a := cmd.SysProcAttr; a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || usesCgroupFD(a)) {
+		return &StartError{Status: 125, Err: fmt.Errorf("spawn: %s: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the run's to set (its process group, terminal and cgroup)", entry, cmd.Path)}
+	}
+	return nil
 }
 
 // newRun reads what the caller left tether (on the locked thread: the
 // blocked signals are the thread's) and begins the set-up that runs
 // beside the rest (setUpAside). It returns the rarely sent signals, to
 // be caught once the command runs.
-func newRun(cfg Config) (*supervisor, []os.Signal, error) {
+func newRun(cfg Options) (*supervisor, []os.Signal, error) {
 	if cfg.Reexec && !initCalled {
-		return nil, nil, &StartError{Status: 125, Err: errors.New("Config.Reexec: the program's main must call spawn.Init first (started again as the watchdog, it would run main)")}
+		return nil, nil, &StartError{Status: 125, Err: errors.New("Options.Reexec: the program's main must call spawn.Init first (started again as the watchdog, it would run main)")}
 	}
 	if cfg.RunID == "" {
 		cfg.RunID = marker.NewRunID()
@@ -312,7 +359,7 @@ func warmThreads(n int) {
 	done.Wait()
 }
 
-// followCaller ties tether to its caller, unless Config.OutliveParent:
+// followCaller ties tether to its caller, unless Options.OutliveParent:
 // the caller's death is handled like SIGTERM. restore, never nil, undoes
 // the tie when Supervise returns.
 func (r *supervisor) followCaller() (restore func(), err error) {
@@ -326,28 +373,48 @@ func (r *supervisor) followCaller() (restore func(), err error) {
 	return restore, err
 }
 
-// prepare resolves the command and the stamp, and lays out how the
-// child is started, in its container when it has one.
-func (r *supervisor) prepare() (string, *syscall.ProcAttr, error) {
-	path, err := lookPath(r.cfg.Args[0])
-	if err != nil {
-		return "", nil, err
-	}
+// prepare resolves the stamp, opens the command's descriptors and lays
+// out how the child is started, in its container when it has one.
+func (r *supervisor) prepare(cmd *exec.Cmd) (string, *syscall.ProcAttr, error) {
+	path := cmd.Path
 	cfg, err := r.cfg.resolve(path)
 	if err != nil {
 		return "", nil, &StartError{Status: 125, Err: err}
 	}
-	r.cfg, r.command = cfg, cfg.Args
+	r.cfg, r.command = cfg, commandLine(cmd)
+	env := cmd.Environ()
+	if env == nil {
+		env = []string{} // an empty Env is the command's, not os.Environ
+	}
+	if r.stdio, err = openStdio(cmd); err != nil {
+		return "", nil, &StartError{Status: 125, Err: fmt.Errorf("spawn: %s: %w", path, err)}
+	}
 	attr := &syscall.ProcAttr{
-		Env:   cfg.environ(nil),
-		Files: []uintptr{or(cfg.Stdin, os.Stdin).Fd(), or(cfg.Stdout, os.Stdout).Fd(), or(cfg.Stderr, os.Stderr).Fd()},
+		Dir:   cmd.Dir,
+		Env:   cfg.environ(env),
+		Files: r.stdio.fds(0, 3),
 		Sys:   &syscall.SysProcAttr{},
 	}
+	if cmd.SysProcAttr != nil {
+		*attr.Sys = *cmd.SysProcAttr
+	}
 	armChild(cfg, attr.Sys)
-	if path, r.argv, err = r.contain(path, attr); err != nil {
+	if path, r.argv, err = r.contain(path, r.command, attr); err != nil {
 		return "", nil, err
 	}
+	// After the init's pipe, where a PID namespace has one: its init
+	// passes them on to the command as 3, 4 and on.
+	attr.Files = append(attr.Files, r.stdio.fds(3, len(r.stdio.files))...)
 	return path, attr, nil
+}
+
+// commandLine is cmd's argv: Args, or {Path} where it has none, as
+// os/exec runs it.
+func commandLine(cmd *exec.Cmd) []string {
+	if len(cmd.Args) == 0 {
+		return []string{cmd.Path}
+	}
+	return cmd.Args
 }
 
 // start waits for the set-up begun aside, settles the terminal, and
@@ -360,12 +427,13 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 	} else if err != nil {
 		return &StartError{Status: 125, Err: err}
 	}
-	r.term.setUp(attr, []*os.File{or(r.cfg.Stdin, os.Stdin), or(r.cfg.Stdout, os.Stdout), or(r.cfg.Stderr, os.Stderr)})
+	r.term.setUp(attr, r.stdio.files[:3])
 	// Before the command is born in it: the watchdog kills the group
 	// whole from the first moment on.
 	r.wd().Cgroup(r.group.Path())
 	pid, err := r.forkExec(path, attr)
 	r.init.Started(pid, err == nil)
+	r.stdio.started(err == nil)
 	if err != nil {
 		var contain *StartError
 		if errors.As(err, &contain) {

@@ -192,7 +192,7 @@ var modeTermHolder = proctest.Register("term-holder", func() {
 	}
 })
 
-// With Config.Grace, what the command left gets TERM when it exits, and
+// With Options.Grace, what the command left gets TERM when it exits, and
 // KILL once the grace is over: a grandchild that catches TERM and goes
 // on is told TERM, lives on after it (the grace is not skipped), and is
 // gone when Supervise returns (only KILL ends it). The grace is ten
@@ -239,7 +239,7 @@ while :; do sleep 0.05; done`
 	}
 }
 
-// With Config.Forking, a command that exits 0 and leaves a daemon (a
+// With Options.Forking, a command that exits 0 and leaves a daemon (a
 // process in a session of its own) does not end the run: Supervise
 // returns only once the daemon is gone, here when the test ends it with
 // TERM, and then with the daemon's status, the last one reaped. (Without

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"strconv"
@@ -42,9 +43,16 @@ var supervisors = []struct {
 	{"sole reaper", []string{"PROCTEST_SOLE=1"}},
 }
 
+// inherit gives cmd the helper's own standard files, which os/exec's
+// nil would make the null device.
+func inherit(cmd *exec.Cmd) *exec.Cmd {
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	return cmd
+}
+
 // modeSupervise runs spawn.Supervise on the command in PROCTEST_ARGS (a
 // JSON array): as a library caller, or with PROCTEST_SOLE set as tether
-// run does (SoleReaper and Reexec); with PROCTEST_GRACE as Config.Grace
+// run does (SoleReaper and Reexec); with PROCTEST_GRACE as Options.Grace
 // and PROCTEST_FORKING set, Forking; with PROCTEST_TIMEOUT, its context
 // ends after that long, and it prints "cancelled STATUS WRAPS" first
 // (WRAPS: whether the error wraps context.DeadlineExceeded). The signals numbered in
@@ -53,8 +61,9 @@ var supervisors = []struct {
 // input to close, so that the test can read /proc while it is alive and
 // its zombies, if any, are still its own.
 var modeSupervise = proctest.Register("supervise", func() {
-	var cfg spawn.Config
-	if err := json.Unmarshal([]byte(os.Getenv("PROCTEST_ARGS")), &cfg.Args); err != nil {
+	var cfg spawn.Options
+	var args []string
+	if err := json.Unmarshal([]byte(os.Getenv("PROCTEST_ARGS")), &args); err != nil {
 		fmt.Println("error -1 PROCTEST_ARGS:", err)
 		os.Exit(2)
 	}
@@ -84,11 +93,11 @@ var modeSupervise = proctest.Register("supervise", func() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
-		status, err := spawn.Supervise(ctx, cfg)
+		status, err := spawn.Supervise(ctx, inherit(exec.Command(args[0], args[1:]...)), cfg)
 		fmt.Println("cancelled", status, errors.Is(err, context.DeadlineExceeded))
 		report(status, nil)
 	} else {
-		report(spawn.Supervise(ctx, cfg))
+		report(spawn.Supervise(ctx, inherit(exec.Command(args[0], args[1:]...)), cfg))
 	}
 	_, _ = io.Copy(io.Discard, os.Stdin)
 })

@@ -151,11 +151,9 @@ var modeOwnChildren = proctest.Register("own-children", func() {
 		exited(during)
 		cmdIn.Close()
 	}()
-	status, err := spawn.Supervise(context.Background(), spawn.Config{
-		Args:   []string{"/bin/sh", "-c", "echo started; read x; exit 4"},
-		Stdin:  in,
-		Stdout: out,
-	})
+	cmd := exec.Command("/bin/sh", "-c", "echo started; read x; exit 4")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, os.Stderr
+	status, err := spawn.Supervise(context.Background(), cmd, spawn.Options{})
 	during := <-started
 	fmt.Println("own", before.Process.Pid, during.Process.Pid)
 	report(status, err)

@@ -204,7 +204,7 @@ var modeSignalState = proctest.Register("signal-state", func() {
 	state("before")
 	// Long enough a run for the rarely sent signals to be caught too
 	// (some 10 ms after the command starts).
-	report(spawn.Supervise(context.Background(), spawn.Config{Args: []string{"/bin/sh", "-c", "sleep 0.3"}, SoleReaper: sole}))
+	report(spawn.Supervise(context.Background(), inherit(exec.Command("/bin/sh", "-c", "sleep 0.3")), spawn.Options{SoleReaper: sole}))
 	state("after")
 	if sole {
 		return

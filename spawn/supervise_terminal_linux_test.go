@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ var modeTerminal = proctest.Register("terminal", func() {
 		fmt.Println("error -1 PROCTEST_ARGS:", err)
 		os.Exit(2)
 	}
-	status, err := spawn.Supervise(context.Background(), spawn.Config{Args: args})
+	status, err := spawn.Supervise(context.Background(), inherit(exec.Command(args[0], args[1:]...)), spawn.Options{})
 	fg, _ := unix.IoctlGetInt(0, unix.TIOCGPGRP)
 	fmt.Println("foreground", fg, "group", unix.Getpgrp())
 	report(status, err)

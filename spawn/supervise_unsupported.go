@@ -5,15 +5,16 @@ package spawn
 import (
 	"context"
 	"errors"
+	"os/exec"
 )
 
 // Supervise fails: this platform has no parent-death signal.
-func Supervise(ctx context.Context, cfg Config) (int, error) {
+func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
 	return 0, &StartError{Status: 125, Err: errUnsupported}
 }
 
 // Exec fails: this platform has no parent-death signal.
-func Exec(cfg Config) error {
+func Exec(cmd *exec.Cmd, opts ExecOptions) error {
 	return &StartError{Status: 125, Err: errUnsupported}
 }
 

@@ -19,7 +19,7 @@
 //	                     spawn.Host (or one spawn.Supervise), beside an
 //	                     exec.Command("sleep", "30") of its own; print
 //	                     one JSON report. supervise-sole is Supervise
-//	                     with Config.SoleReaper, as tether run is: the
+//	                     with Options.SoleReaper, as tether run is: the
 //	                     control that shows what the report catches
 package main
 

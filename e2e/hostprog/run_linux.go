@@ -168,8 +168,10 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 		}, nil
 	case "supervise", "supervise-sole":
 		done := make(chan error, 1)
+		supervised := exec.Command("/bin/sh", "-c", churn)
+		supervised.Stdin, supervised.Stdout, supervised.Stderr = os.Stdin, os.Stdout, os.Stderr
 		go func() {
-			status, err := spawn.Supervise(context.Background(), spawn.Config{Stamp: spawn.Stamp{Name: "hostprog-supervised"}, Args: []string{"/bin/sh", "-c", churn}, Reexec: true, OutliveParent: true, SoleReaper: api == "supervise-sole"})
+			status, err := spawn.Supervise(context.Background(), supervised, spawn.Options{Stamp: spawn.Stamp{Name: "hostprog-supervised"}, Reexec: true, OutliveParent: true, SoleReaper: api == "supervise-sole"})
 			rep.Status = status
 			done <- err
 		}()

@@ -3,6 +3,7 @@ package cgroup
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -10,24 +11,26 @@ import (
 	"github.com/tetherproc/tether/internal/exitcode"
 )
 
-// EnterMain is the step EnterArg names: args are the command's path and
-// its argv; fd 3 is the group's cgroup.procs, open for writing. It
+// EnterMain is the step EnterArg names: args are the descriptor of the
+// group's cgroup.procs, open for writing (after the command's own: its
+// standard three and any extra files), the command's path and its argv. It
 // returns only on failure, with tether run's status for it: 125 when
 // the group cannot be entered (the command is not run outside it), 126
 // or 127 when the command cannot be executed.
 func EnterMain(args []string) int {
-	if len(args) < 2 {
-		fmt.Fprintln(os.Stderr, "tether-enter: want PATH ARGV..., with cgroup.procs on fd 3")
+	fd, err := strconv.Atoi(args[0])
+	if len(args) < 3 || err != nil || fd < 3 {
+		fmt.Fprintln(os.Stderr, "tether-enter: want FD PATH ARGV..., with cgroup.procs on FD (3 or more)")
 		return 125
 	}
 	// "0" is the writer itself.
-	if _, err := unix.Write(3, []byte("0")); err != nil {
+	if _, err := unix.Write(fd, []byte("0")); err != nil {
 		fmt.Fprintf(os.Stderr, "tether run: enter the run's cgroup: write cgroup.procs: %v\n", err)
 		return 125
 	}
-	unix.Close(3)
-	err := syscall.Exec(args[0], args[1:], os.Environ())
-	fmt.Fprintf(os.Stderr, "tether run: exec %s: %v\n", args[0], err)
+	unix.Close(fd)
+	err = syscall.Exec(args[1], args[2:], os.Environ())
+	fmt.Fprintf(os.Stderr, "tether run: exec %s: %v\n", args[1], err)
 	return exitcode.Exec(err)
 }
 

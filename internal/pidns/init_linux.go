@@ -16,8 +16,10 @@ import (
 )
 
 // Main is the init of a contained run's PID namespace: args are the
-// grace in nanoseconds, the command's path and its arguments; file
-// descriptor 3 is the pipe to the supervisor. It returns the exit status.
+// grace in nanoseconds, how many extra descriptors the command gets, the
+// command's path and its arguments; file descriptor 3 is the pipe to the
+// supervisor, and the extra descriptors follow it (4 and on), to be the
+// command's 3 and on. It returns the exit status.
 //
 // The command is not the namespace's init, so it keeps the signal
 // semantics it has anywhere else: a namespace's init ignores every
@@ -33,8 +35,8 @@ import (
 // namespace: TERM, up to the grace, then its own exit, on which the
 // kernel kills whatever is left.
 func Main(args []string) int {
-	if len(args) < 3 || os.Getpid() != 1 {
-		fmt.Fprintln(os.Stderr, "tether-init: want GRACE_NS PATH ARGV..., as the init of a PID namespace")
+	if len(args) < 4 || os.Getpid() != 1 {
+		fmt.Fprintln(os.Stderr, "tether-init: want GRACE_NS EXTRA_FDS PATH ARGV..., as the init of a PID namespace")
 		return 125
 	}
 	grace, err := strconv.ParseInt(args[0], 10, 64)
@@ -42,6 +44,17 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "tether-init: bad grace", args[0])
 		return 125
 	}
+	extra, err := strconv.Atoi(args[1])
+	if err != nil || extra < 0 {
+		fmt.Fprintln(os.Stderr, "tether-init: bad count of extra descriptors", args[1])
+		return 125
+	}
+	files := []uintptr{0, 1, 2}
+	for fd := 4; fd < 4+extra; fd++ {
+		syscall.CloseOnExec(fd) // the command gets it as fd-1, not twice
+		files = append(files, uintptr(fd))
+	}
+	args = args[1:]
 	syscall.CloseOnExec(3)
 	reports := os.NewFile(3, "supervisor")
 	// Every signal is caught, and none but SIGCHLD acted on: caught
@@ -69,7 +82,7 @@ func Main(args []string) int {
 	path, argv := args[1], args[2:]
 	child, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
-		Files: []uintptr{0, 1, 2},
+		Files: files,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "tether run: exec %s: %v\n", path, err)

@@ -1,0 +1,148 @@
+package spawn_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/spawn"
+)
+
+// cmdScript reads and writes every descriptor os/exec lets a caller set:
+// the working directory, a variable of its own environment, its standard
+// input, both outputs and an extra file.
+const cmdScript = `pwd; echo "FOO=$FOO"; cat; echo to-stderr >&2; echo to-extra >&3; exit 5`
+
+// sameAsExec runs one description of a command through os/exec and
+// through Supervise: whatever os/exec makes of it, Supervise makes the
+// same of it.
+func sameAsExec(t *testing.T, opts spawn.Options) {
+	t.Helper()
+	dir := t.TempDir()
+	run := func(start func(*exec.Cmd) (int, error)) (string, string, int) {
+		t.Helper()
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rd.Close()
+		var out bytes.Buffer
+		cmd := exec.Command("/bin/sh", "-c", cmdScript)
+		cmd.Dir = dir
+		cmd.Env = []string{"FOO=bar", "PATH=" + os.Getenv("PATH")}
+		cmd.Stdin = strings.NewReader("from-stdin\n")
+		cmd.Stdout, cmd.Stderr = &out, &out // one pipe for both, in order
+		cmd.ExtraFiles = []*os.File{wr}
+		status, err := start(cmd)
+		wr.Close()
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
+		extra := make([]byte, 64)
+		n, _ := rd.Read(extra)
+		return out.String(), string(extra[:n]), status
+	}
+	wantOut, wantExtra, wantStatus := run(func(c *exec.Cmd) (int, error) {
+		err := c.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), nil
+		}
+		return 0, err
+	})
+	gotOut, gotExtra, gotStatus := run(func(c *exec.Cmd) (int, error) {
+		return spawn.Supervise(context.Background(), c, opts)
+	})
+	if gotOut != wantOut || gotExtra != wantExtra || gotStatus != wantStatus {
+		t.Errorf("Supervise: output %q, extra %q, status %d\nos/exec:   output %q, extra %q, status %d", gotOut, gotExtra, gotStatus, wantOut, wantExtra, wantStatus)
+	}
+	if !strings.Contains(wantOut, dir) || wantExtra != "to-extra\n" || wantStatus != 5 {
+		t.Errorf("the script itself went wrong under os/exec: %q %q %d", wantOut, wantExtra, wantStatus)
+	}
+}
+
+// A command described as os/exec describes it (Dir, Env, a reader for
+// Stdin, one writer for both outputs, ExtraFiles) runs under Supervise
+// as it runs under cmd.Run.
+func TestSuperviseCmdAsExec(t *testing.T) {
+	sameAsExec(t, spawn.Options{})
+}
+
+// In a PID namespace the init passes the extra files on: the command
+// still finds them at 3 and on.
+func TestSuperviseCmdAsExecContained(t *testing.T) {
+	probe := exec.Command("/bin/true")
+	if _, err := spawn.Supervise(context.Background(), probe, spawn.Options{Contain: spawn.ContainPIDNamespace, Reexec: true}); err != nil {
+		var ce *spawn.ContainError
+		if errors.As(err, &ce) {
+			t.Skipf("no PID namespace here: %v", err)
+		}
+		t.Fatal(err)
+	}
+	sameAsExec(t, spawn.Options{Contain: spawn.ContainPIDNamespace, Reexec: true})
+}
+
+// A nil Stdin, Stdout or Stderr is the null device, as in os/exec, not
+// the program's own.
+func TestSuperviseCmdNilIsNull(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", `for fd in 0 1 2; do [ "$(readlink /proc/$$/fd/$fd)" = /dev/null ] || exit 1; done; exit 7`)
+	status, err := spawn.Supervise(context.Background(), cmd, spawn.Options{})
+	if status != 7 || err != nil {
+		t.Errorf("Supervise = %d, %v; want 7 (all three /dev/null), nil", status, err)
+	}
+}
+
+// What os/exec refuses or cannot find, Supervise refuses with the status
+// a shell gives it; what is the run's to set, it refuses by name.
+func TestSuperviseCmdRefused(t *testing.T) {
+	started := exec.Command("/bin/true")
+	if err := started.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = started.Wait()
+	for _, tc := range []struct {
+		name   string
+		cmd    *exec.Cmd
+		status int
+		says   string
+	}{
+		{"not found in PATH", exec.Command("tether-no-such-command"), 127, "tether-no-such-command: command not found"},
+		{"no such path", exec.Command("/nonexistent/command"), 127, "/nonexistent/command"},
+		{"no command", &exec.Cmd{}, 125, "no command"},
+		{"already started", started, 125, "already started"},
+		{"own session", &exec.Cmd{Path: "/bin/true", SysProcAttr: &syscall.SysProcAttr{Setsid: true}}, 125, "SysProcAttr"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, err := spawn.Supervise(context.Background(), tc.cmd, spawn.Options{})
+			var se *spawn.StartError
+			if !errors.As(err, &se) || se.Status != tc.status || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("Supervise = %d, %v; want a StartError %d saying %q", status, err, tc.status, tc.says)
+			}
+		})
+	}
+}
+
+// A writer whose copy never ends (a grandchild outside the tree's reach
+// would hold the pipe; here the writer blocks) is given up on after
+// WaitDelay, as os/exec does: exec.ErrWaitDelay, with the status.
+func TestSuperviseCmdWaitDelay(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	cmd := exec.Command("/bin/sh", "-c", "echo one; exit 2")
+	cmd.Stdout = writerFunc(func(p []byte) (int, error) { <-block; return len(p), nil })
+	cmd.WaitDelay = 200 * time.Millisecond
+	status, err := spawn.Supervise(context.Background(), cmd, spawn.Options{})
+	if status != 2 || !errors.Is(err, exec.ErrWaitDelay) {
+		t.Errorf("Supervise = %d, %v; want 2 and exec.ErrWaitDelay", status, err)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
