@@ -14,6 +14,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 func TestCheckBadInput(t *testing.T) {
@@ -59,12 +60,12 @@ func checkJSON(t *testing.T, env []string, args ...string) (probe.Report, int) {
 	return rep, r.code
 }
 
-func stampEnv(t *testing.T, name string, sup probe.Supervisor) []string {
+func stampEnv(t *testing.T, name string, sup procid.ID) []string {
 	t.Helper()
 	return (probe.Markers{}).Environ(nil, probe.Stamp{Name: name, Supervisor: sup, RunID: marker.NewRunID()})
 }
 
-func selfSupervisor(t *testing.T) probe.Supervisor {
+func selfSupervisor(t *testing.T) procid.ID {
 	t.Helper()
 	s, err := proctest.SupervisorOf(os.Getpid())
 	if err != nil {

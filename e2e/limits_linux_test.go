@@ -13,6 +13,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // asNobody runs the built binary as uid 65534 under a process limit of
@@ -114,7 +115,7 @@ func TestReclaimManyUnderProcessLimit(t *testing.T) {
 	}
 	const n = 200
 	runID := marker.NewRunID()
-	stamp := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "many", Supervisor: probe.Supervisor{PID: 1 << 22, StartTime: 1}, RunID: runID})
+	stamp := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "many", Supervisor: procid.ID{PID: 1 << 22, StartTime: 1}, RunID: runID})
 	for i := 0; i < n; i++ {
 		cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; exec sleep 300")
 		cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), stamp...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Query says what [Check] looks for: whose markers, and which name.
@@ -281,7 +282,7 @@ var tableNamespace = sync.OnceValues(proc.Host().TableNamespace)
 // mapped through the NSpid lines of the namespace's processes. Where it
 // cannot be mapped, why says so and the verdict is unverifiable, never
 // stranded.
-func locateSupervisor(pid int, env []string, s Supervisor, sr *SupervisorReport) (host int, why string) {
+func locateSupervisor(pid int, env []string, s procid.ID, sr *SupervisorReport) (host int, why string) {
 	fs := proc.Host()
 	var ns uint64
 	var err error

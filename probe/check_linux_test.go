@@ -16,9 +16,10 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
-func self(t *testing.T) probe.Supervisor {
+func self(t *testing.T) procid.ID {
 	t.Helper()
 	s, err := proctest.SupervisorOf(os.Getpid())
 	if err != nil {
@@ -53,7 +54,7 @@ func wantVerdict(t *testing.T, r probe.Report, v probe.Verdict) {
 }
 
 // deadSupervisor is a supervisor value of a process that ran and was reaped.
-func deadSupervisor(t *testing.T) probe.Supervisor {
+func deadSupervisor(t *testing.T) procid.ID {
 	t.Helper()
 	p := proctest.Start(t, proctest.Wait, proctest.Spec{})
 	s, err := proctest.SupervisorOf(p.PID())
@@ -128,7 +129,7 @@ func TestCheckStrandedSupervisorZombie(t *testing.T) {
 // The supervisor's PID now names a thread: the process it named is gone.
 func TestCheckStrandedSupervisorIsThread(t *testing.T) {
 	tid := threadOfSelf(t)
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: probe.Supervisor{PID: tid, StartTime: 1}, RunID: marker.NewRunID()})
+	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: procid.ID{PID: tid, StartTime: 1}, RunID: marker.NewRunID()})
 	wantVerdict(t, check(t, p.PID(), probe.Query{}), probe.Stranded)
 }
 

@@ -15,7 +15,7 @@
 // against the PID being recycled between the check and the signal.
 //
 // The package is the verdict ([Check], [Report], [Verdict]) and the marker
-// protocol ([Markers], [Stamp], [Supervisor]); the
+// protocol ([Markers], [Stamp], with a procid.ID); the
 // reading of the kernel's process table it rests on is tether's internal
 // /proc layer, shared with the packages that signal.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // A supervisor stamps its child's environment; later, anyone can tell
@@ -11,7 +12,7 @@ import (
 func ExampleMarkers_Environ() {
 	stamp := probe.Stamp{
 		Name:       "web",
-		Supervisor: probe.Supervisor{PID: 4200, StartTime: 31790},
+		Supervisor: procid.ID{PID: 4200, StartTime: 31790},
 		RunID:      "4b1c0e5f2a9d4c7e8f0a1b2c3d4e5f60",
 	}
 	env := (probe.Markers{}).Environ([]string{"PATH=/usr/bin", "TETHER_NAME=stale"}, stamp)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tetherproc/tether/internal/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // The variables of the marker protocol, v1. Every process tether starts
@@ -18,7 +19,7 @@ const (
 	// DefaultNameVar holds the name given to the run.
 	DefaultNameVar = marker.NameVar
 	// SupervisorVar holds "PID:START" of the process whose death strands
-	// the tethered one; see [Supervisor].
+	// the tethered one: a [procid.ID].
 	SupervisorVar = marker.SupervisorVar
 	// RunIDVar holds the id of the run: 32 lowercase hex digits,
 	// random per run.
@@ -92,9 +93,9 @@ func validateVarName(key string) error {
 // Stamp is what a supervisor writes into its child's environment with
 // [Markers.Environ].
 type Stamp struct {
-	Name       string     // see [Stamp.Validate]
-	Supervisor Supervisor // the process whose death strands the child
-	RunID      string     // see [Stamp.Validate]
+	Name       string    // see [Stamp.Validate]
+	Supervisor procid.ID // the process whose death strands the child, as SupervisorVar names it
+	RunID      string    // see [Stamp.Validate]
 	// PIDNamespace is the supervisor's PID namespace; 0 leaves
 	// PIDNamespaceVar out.
 	PIDNamespace uint64

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // seed is another supervisor's scheme: SYSTEMPROMPT_SUBPROCESS=1 and
@@ -57,7 +58,7 @@ func TestMatch(t *testing.T) {
 }
 
 func TestEnvironStamp(t *testing.T) {
-	s := probe.Stamp{Name: "web", Supervisor: probe.Supervisor{PID: 42, StartTime: 7}, RunID: strings.Repeat("ab", 16)}
+	s := probe.Stamp{Name: "web", Supervisor: procid.ID{PID: 42, StartTime: 7}, RunID: strings.Repeat("ab", 16)}
 	base := []string{"PATH=/bin", "TETHER=1", "TETHER_NAME=old", "TETHER_SUPERVISOR=1:1", "TETHER_RUN_ID=x", "TETHERED=yes"}
 	env := (probe.Markers{}).Environ(base, s)
 	want := []string{"PATH=/bin", "TETHERED=yes", "TETHER=1", "TETHER_NAME=web", "TETHER_SUPERVISOR=42:7", "TETHER_RUN_ID=" + s.RunID}

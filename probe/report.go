@@ -20,7 +20,7 @@ type Report struct {
 	PPID      int    `json:"ppid,omitempty"`       // its parent
 	PGID      int    `json:"pgid,omitempty"`       // its process group
 	UID       *int   `json:"uid,omitempty"`        // its real user id
-	StartTime uint64 `json:"start_time,omitempty"` // as in [Supervisor]: only compared for equality
+	StartTime uint64 `json:"start_time,omitempty"` // as in procid.ID: only compared for equality
 	Comm      string `json:"comm,omitempty"`       // the kernel's command name (15 bytes on Linux)
 
 	// Name and RunID are the values of the name variable and
@@ -43,7 +43,7 @@ type Report struct {
 }
 
 // SupervisorReport describes the process named by TETHER_SUPERVISOR: the
-// [Supervisor] stamped, and what became of it.
+// supervisor stamped (a procid.ID), and what became of it.
 type SupervisorReport struct {
 	PID       int             `json:"pid"`
 	StartTime uint64          `json:"start_time"`

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -52,12 +53,12 @@ func ExampleReclaim() {
 
 // supervisorOf names a live process as TETHER_SUPERVISOR does: its PID
 // and its start time, field 22 of /proc/PID/stat, read from the last ')'.
-func supervisorOf(pid int) (probe.Supervisor, error) {
+func supervisorOf(pid int) (procid.ID, error) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return probe.Supervisor{}, err
+		return procid.ID{}, err
 	}
 	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
 	start, err := strconv.ParseUint(fields[22-3], 10, 64)
-	return probe.Supervisor{PID: pid, StartTime: start}, err
+	return procid.ID{PID: pid, StartTime: start}, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -25,7 +26,7 @@ import (
 type world struct {
 	t     *testing.T
 	runID string
-	dead  probe.Supervisor
+	dead  procid.ID
 }
 
 func newWorld(t *testing.T) *world {
@@ -41,7 +42,7 @@ func newWorld(t *testing.T) *world {
 	return &world{t: t, runID: marker.NewRunID(), dead: dead}
 }
 
-func (w *world) self() probe.Supervisor {
+func (w *world) self() procid.ID {
 	s, err := proctest.SupervisorOf(os.Getpid())
 	if err != nil {
 		w.t.Fatal(err)

@@ -74,9 +74,7 @@ func (rs *runRecords) of(uid int) []registry.Record {
 func (rs *runRecords) living(found []int) []int {
 	var all []proc.Member
 	for _, rec := range rs.scope {
-		for _, m := range rec.Members {
-			all = append(all, proc.Member(m))
-		}
+		all = append(all, rec.Members...)
 	}
 	seen := map[int]bool{}
 	for _, pid := range found {
@@ -100,9 +98,7 @@ func (rs *runRecords) members(id string) []proc.Member {
 	var out []proc.Member
 	for _, rec := range rs.scope {
 		if rec.RunID == id {
-			for _, m := range rec.Members {
-				out = append(out, proc.Member(m))
-			}
+			out = append(out, rec.Members...)
 		}
 	}
 	return out
@@ -119,19 +115,17 @@ func (rs *runRecords) members(id string) []proc.Member {
 func (rs *runRecords) pruneOver() {
 	var all []proc.Member
 	for _, rec := range rs.scope {
-		all = append(all, proc.Member(rec.Supervisor))
-		for _, m := range rec.Members {
-			all = append(all, proc.Member(m))
-		}
+		all = append(all, rec.Supervisor)
+		all = append(all, rec.Members...)
 	}
 	alive := map[proc.Member]bool{}
 	for _, m := range proc.Host().Living(all) {
 		alive[m] = true
 	}
 	for _, rec := range rs.scope {
-		over := !alive[proc.Member(rec.Supervisor)]
+		over := !alive[rec.Supervisor]
 		for _, m := range rec.Members {
-			over = over && !alive[proc.Member(m)]
+			over = over && !alive[m]
 		}
 		if over {
 			registry.Prune(rec.RunID, rec.Owner)

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // maxChain bounds the walk up the caller's chain: a deeper one is cut
@@ -36,7 +36,7 @@ func ownStops() stops {
 	if !ok {
 		return s
 	}
-	if id, err := marker.ParseID(v); err == nil {
+	if id, err := procid.Parse(v); err == nil {
 		s.supervisor.PID, s.supervisor.StartTime = id.PID, id.StartTime
 	}
 	return s

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Options is how [Supervise] tethers and supervises its command: its
@@ -19,7 +19,7 @@ type Options struct {
 	Stamp
 	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
 	// process, or with Exec its parent.
-	Supervisor probe.Supervisor
+	Supervisor procid.ID
 
 	// Supervision.
 
@@ -91,7 +91,7 @@ type ExecOptions struct {
 	Stamp
 	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
 	// process's parent, whose death the command is tied to.
-	Supervisor probe.Supervisor
+	Supervisor procid.ID
 	// OutliveParent arms no parent-death signal: the command keeps
 	// running when the parent dies.
 	OutliveParent bool

@@ -3,6 +3,7 @@
 package spawn
 
 import (
+	"slices"
 	"syscall"
 	"time"
 
@@ -59,10 +60,7 @@ func (r *run) entry() string { return probe.RunIDVar + "=" + r.cfg.RunID }
 // every child's tree at once.
 func (r *run) keep(ms []proc.Member) {
 	r.kept = ms
-	ids := make([]registry.ID, len(ms))
-	for i, m := range ms {
-		ids[i] = registry.ID(m)
-	}
+	ids := slices.Clone(ms) // the record may keep it; the caller reuses ms
 	if r.rec != nil {
 		r.rec.Members(ids)
 		return
@@ -74,7 +72,7 @@ func (r *run) keep(ms []proc.Member) {
 	r.rec, _ = registry.Create(registry.Record{
 		RunID:      r.cfg.RunID,
 		Name:       r.cfg.Name,
-		Supervisor: registry.ID(r.cfg.Supervisor),
+		Supervisor: r.cfg.Supervisor,
 		Watchdog:   r.guard.id(),
 		Forwards:   r.forwards,
 		Cgroup:     r.group.Path(),

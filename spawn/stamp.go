@@ -13,6 +13,7 @@ import (
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // resolve fills in the defaults for a child running command and
@@ -47,20 +48,20 @@ func (c Options) resolve(command string) (Options, error) {
 // its PID in this process's own namespace (getpid, getppid), and its
 // start time read through /proc/self, whose numbering may be another
 // namespace's (a new PID namespace with the old /proc still mounted).
-func selfOrParent(parent bool) (probe.Supervisor, error) {
+func selfOrParent(parent bool) (procid.ID, error) {
 	fs := proc.Host()
 	self, err := fs.SelfStat()
 	if err != nil {
-		return probe.Supervisor{}, fmt.Errorf("read own start time: %w", err)
+		return procid.ID{}, fmt.Errorf("read own start time: %w", err)
 	}
 	if !parent {
-		return probe.Supervisor{PID: os.Getpid(), StartTime: self.StartTime}, nil
+		return procid.ID{PID: os.Getpid(), StartTime: self.StartTime}, nil
 	}
 	st, err := fs.Stat(self.PPID) // the parent, as /proc numbers it
 	if err != nil {
-		return probe.Supervisor{}, fmt.Errorf("read start time of parent %d: %w", os.Getppid(), err)
+		return procid.ID{}, fmt.Errorf("read start time of parent %d: %w", os.Getppid(), err)
 	}
-	return probe.Supervisor{PID: os.Getppid(), StartTime: st.StartTime}, nil
+	return procid.ID{PID: os.Getppid(), StartTime: st.StartTime}, nil
 }
 
 // environ stamps env (the calling process's environment when nil).

@@ -3,10 +3,9 @@ package marker
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"math/rand/v2"
-	"strconv"
-	"strings"
+
+	"github.com/tetherproc/tether/procid"
 )
 
 // The variables of the protocol.
@@ -36,36 +35,8 @@ func IsRunID(id string) bool {
 }
 
 // ID is a process by PID and start time, as the protocol writes it:
-// "PID:START". START is compared only for equality.
-type ID struct {
-	PID       int
-	StartTime uint64
-}
-
-// String formats id as "PID:START"; "" for the zero ID.
-func (id ID) String() string {
-	if id.PID == 0 {
-		return ""
-	}
-	return strconv.Itoa(id.PID) + ":" + strconv.FormatUint(id.StartTime, 10)
-}
-
-// ParseID reads "PID:START": a positive PID and a start time.
-func ParseID(s string) (ID, error) {
-	p, st, ok := strings.Cut(s, ":")
-	if !ok {
-		return ID{}, fmt.Errorf("%q: want PID:START", s)
-	}
-	pid, err := strconv.Atoi(p)
-	if err != nil || pid <= 0 {
-		return ID{}, fmt.Errorf("%q: bad PID %q", s, p)
-	}
-	start, err := strconv.ParseUint(st, 10, 64)
-	if err != nil {
-		return ID{}, fmt.Errorf("%q: bad start time %q", s, st)
-	}
-	return ID{PID: pid, StartTime: start}, nil
-}
+// "PID:START".
+type ID = procid.ID
 
 // NewRunID returns a fresh random run id. A run id must be unique and
 // not to be guessed by another user (it is in the environment of every

@@ -16,36 +16,3 @@ func TestIsRunID(t *testing.T) {
 		}
 	}
 }
-
-func TestID(t *testing.T) {
-	for _, s := range []string{"1:0", "4194304:18446744073709551615", "42:7"} {
-		id, err := ParseID(s)
-		if err != nil || id.String() != s {
-			t.Errorf("ParseID(%q) = %v, %v; want it back as written", s, id, err)
-		}
-	}
-	for _, s := range []string{"", "42", "0:5", "-1:5", "x:5", "42:", "42:-1", "42:x", " 42:5"} {
-		if id, err := ParseID(s); err == nil {
-			t.Errorf("ParseID(%q) = %v; want an error", s, id)
-		}
-	}
-	if (ID{}).String() != "" {
-		t.Error("the zero ID is not written empty")
-	}
-}
-
-func FuzzParseID(f *testing.F) {
-	for _, s := range []string{"1:0", "42:7", "x:y", ":", "99999999999999999999:1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		id, err := ParseID(s)
-		if err != nil {
-			return
-		}
-		again, err := ParseID(id.String())
-		if err != nil || again != id || id.PID <= 0 {
-			t.Fatalf("ParseID(%q) = %v, which reads back as %v, %v", s, id, again, err)
-		}
-	})
-}

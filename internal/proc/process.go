@@ -3,6 +3,8 @@ package proc
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tetherproc/tether/procid"
 )
 
 // Process is what the kernel tells about a PID without its environment.
@@ -22,10 +24,7 @@ type Process struct {
 
 // Member names one live process exactly: a PID and the start time it had
 // when it was seen, so that a recycled PID is told apart from it.
-type Member struct {
-	PID       int
-	StartTime uint64
-}
+type Member = procid.ID
 
 // Valued is a process a scan matched, with the value of the variable
 // the scan was asked to read from its environment ("" where it has none).

@@ -20,7 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 const (
@@ -347,10 +347,10 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 
 // SupervisorOf names the live process pid as TETHER_SUPERVISOR would,
 // for a test that stamps a helper by hand.
-func SupervisorOf(pid int) (probe.Supervisor, error) {
+func SupervisorOf(pid int) (procid.ID, error) {
 	st, err := proc.Host().Stat(pid)
 	if err != nil {
-		return probe.Supervisor{}, err
+		return procid.ID{}, err
 	}
-	return probe.Supervisor{PID: pid, StartTime: st.StartTime}, nil
+	return procid.ID{PID: pid, StartTime: st.StartTime}, nil
 }

@@ -1,12 +1,13 @@
 package registry
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
+
+	"github.com/tetherproc/tether/procid"
 )
 
 // Record is what a run writes down about itself.
@@ -38,29 +39,9 @@ type Record struct {
 	Owner int `json:"-"`
 }
 
-// ID is a process by PID and start time, written "PID:START"
-// (marker.ID), as text in a record.
-type ID marker.ID
-
-// String formats id as "PID:START"; "" for the zero ID.
-func (id ID) String() string { return marker.ID(id).String() }
-
-// MarshalText writes id as "PID:START".
-func (id ID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
-
-// UnmarshalText reads "PID:START" ("" is the zero ID).
-func (id *ID) UnmarshalText(b []byte) error {
-	if len(b) == 0 {
-		*id = ID{}
-		return nil
-	}
-	m, err := marker.ParseID(string(b))
-	if err != nil {
-		return fmt.Errorf("bad process %w", err)
-	}
-	*id = ID(m)
-	return nil
-}
+// ID is a process by PID and start time, written "PID:START" in a
+// record.
+type ID = procid.ID
 
 // Has reports whether m is in the record's tree.
 func (r Record) Has(m proc.Member) bool {

@@ -3,11 +3,12 @@
 // Command supwd is the floor under tether run with its watchdog: sup's
 // work (urfave/cli, "run -- COMMAND" forked in a process group of its own
 // with a parent-death signal, waited for, its status) plus a stand-in
-// watchdog started before the command: this binary again, tied to the
-// supervisor by a parent-death signal and a pipe, which it reads until
-// the supervisor closes it. What a supervisor that survives its own
-// SIGKILL must do at the least, and what tether run's start-up is held
-// to (bench/costs.sh, bench/run.sh).
+// watchdog started before the command and ended after it: /bin/sh
+// reading a pipe from the supervisor, tied to it by a parent-death
+// signal, as the first stage of tether's watchdog is; at the end it is
+// killed and reaped. What a supervisor whose tree outlives no SIGKILL of
+// it must do at the least, and what tether run's start-up is held to
+// (bench/run.sh).
 package main
 
 import (
@@ -18,15 +19,6 @@ import (
 )
 
 func main() {
-	if len(os.Args) == 2 && os.Args[1] == "watchdog" {
-		// The stand-in watches: it waits for the supervisor's end.
-		buf := make([]byte, 1)
-		for {
-			if n, err := syscall.Read(3, buf); n <= 0 || err != nil {
-				os.Exit(0)
-			}
-		}
-	}
 	app := &cli.App{Name: "supwd", Commands: []*cli.Command{{
 		Name: "run",
 		Action: func(c *cli.Context) error {
@@ -34,7 +26,7 @@ func main() {
 			if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
 				return err
 			}
-			wd, err := syscall.ForkExec("/proc/self/exe", []string{"supwd", "watchdog"}, &syscall.ProcAttr{
+			wd, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", "read -r x <&3"}, &syscall.ProcAttr{
 				Files: []uintptr{0, 1, 2, uintptr(p[0])},
 				Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true},
 			})
@@ -56,6 +48,7 @@ func main() {
 				return err
 			}
 			syscall.Close(p[1])
+			_ = syscall.Kill(wd, syscall.SIGKILL)
 			if _, err := syscall.Wait4(wd, &wws, 0, nil); err != nil {
 				return err
 			}
