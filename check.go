@@ -131,11 +131,11 @@ func formatReport(r probe.Report, color bool) string {
 	if s := r.Supervisor; s != nil {
 		attrs = append(attrs, "supervisor="+supervisorText(s))
 	}
-	if r.Container != "" {
-		if id, ok := strings.CutPrefix(r.Container, "record:"); ok {
-			attrs = append(attrs, "by its run's record "+sanitize(id))
+	if c := r.Container; c != nil {
+		if c.Kind == probe.ByRecord {
+			attrs = append(attrs, "by its run's record "+sanitize(c.RunID))
 		} else {
-			attrs = append(attrs, "container="+sanitize(r.Container))
+			attrs = append(attrs, "container="+sanitize(c.String()))
 		}
 	}
 	if r.Verdict != probe.Gone && r.PPID > 0 {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -181,7 +180,7 @@ func outcomeText(r reclaim.Result) string {
 	case reclaim.Skipped:
 		return "skipped, " + r.Why
 	case reclaim.WouldSignal:
-		if m := r.Manager; m != nil && m.Kind == engines.Container {
+		if m := r.Manager; m != nil && m.Kind == reclaim.ByContainer {
 			return "would be stopped through " + m.Engine
 		}
 		if !r.Tethered {

@@ -456,7 +456,7 @@ func wantSupervisedByRecord(t *testing.T, pid int, name string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		rep, code = checkJSON(t, nil, itoa(pid))
-		if code == 0 && rep.Verdict == probe.Supervised && rep.Name == name && strings.HasPrefix(rep.Container, "record:") {
+		if code == 0 && rep.Verdict == probe.Supervised && rep.Name == name && rep.Container != nil && rep.Container.Kind == probe.ByRecord {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -675,7 +675,7 @@ func containedReclaim(t *testing.T, tr *running, port string, hs []holder, ms []
 	// A renamed server is known by its cgroup ("container"); one that
 	// kept its environment by its own markers, and check names no
 	// container then.
-	byGroup := strings.HasPrefix(rep.Container, "cgroup:") && strings.HasSuffix(rep.Container, "/"+filepath.Base(group))
+	byGroup := rep.Container != nil && rep.Container.Kind == probe.InCgroup && strings.HasSuffix(rep.Container.Cgroup, "/"+filepath.Base(group))
 	if code != 0 || rep.Verdict != probe.Supervised || renamed && !byGroup {
 		t.Errorf("check %d: exit %d, %+v; want supervised (renamed %v: by its cgroup %s)", hs[0].PID, code, rep, renamed, group)
 	}

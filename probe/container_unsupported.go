@@ -3,4 +3,4 @@
 package probe
 
 // containerStamp finds no container: only Linux has them.
-func containerStamp(int, int) ([]string, string, bool) { return nil, "", false }
+func containerStamp(int, int) ([]string, *Container, bool) { return nil, nil, false }

@@ -11,9 +11,9 @@ import (
 // given. Only the records of p's own real uid are read, and root's,
 // which only root can write: a record names no process its writer
 // could not have signalled itself.
-func recordStamp(p proc.Process) ([]string, string, bool) {
+func recordStamp(p proc.Process) ([]string, *Container, bool) {
 	if p.UID < 0 {
-		return nil, "", false
+		return nil, nil, false
 	}
 	recs := registry.Read(p.UID)
 	if p.UID != 0 {
@@ -23,8 +23,8 @@ func recordStamp(p proc.Process) ([]string, string, bool) {
 	ns, _ := tableNamespace()
 	for _, rec := range recs {
 		if rec.Honours(p.UID) && rec.InNamespace(ns) && rec.Has(m) {
-			return rec.Stamp, "record:" + rec.RunID, true
+			return rec.Stamp, &Container{Kind: ByRecord, RunID: rec.RunID}, true
 		}
 	}
-	return nil, "", false
+	return nil, nil, false
 }

@@ -27,14 +27,11 @@ type Report struct {
 	// TETHER_RUN_ID, when the environment holds them.
 	Name  string `json:"name,omitempty"`
 	RunID string `json:"run_id,omitempty"`
-	// Container names what tied a process without markers of its own
-	// to its run: with --contain, "cgroup:/…/tether-RUNID", its run's
-	// cgroup, or "pidns:init=PID", the tethered init of its PID
-	// namespace; or "record:RUNID", the record its run wrote of its
-	// members by PID and start time (a server that wrote its title over
-	// its environment). Name, RunID and Supervisor are then the
-	// container's or the record's.
-	Container string `json:"container,omitempty"`
+	// Container is what tied a process without markers of its own to
+	// its run (its cgroup, its PID namespace's init, its run's record);
+	// Name, RunID and Supervisor are then the container's or the
+	// record's. In JSON: "cgroup:PATH", "pidns:init=PID", "record:RUNID".
+	Container *Container `json:"container,omitempty"`
 	// Supervisor is what became of the process TETHER_SUPERVISOR names.
 	Supervisor *SupervisorReport `json:"supervisor,omitempty"`
 	// Command is the command line, for display only: a process can

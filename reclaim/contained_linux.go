@@ -3,12 +3,12 @@ package reclaim
 import (
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/probe"
 )
 
 // contained are the members of contained runs' cgroups that the scan of
@@ -46,8 +46,8 @@ func removeEmptied(results []Result, runGroups []string) {
 	}
 	groups := runGroups
 	for _, r := range results {
-		if r.ended() && strings.HasPrefix(r.Container, "cgroup:") {
-			groups = append(groups, r.Container)
+		if c := r.Container; r.ended() && c != nil && c.Kind == probe.InCgroup {
+			groups = append(groups, c.Cgroup)
 		}
 	}
 	done := map[string]bool{}
@@ -67,12 +67,11 @@ func removeEmptied(results []Result, runGroups []string) {
 	}
 }
 
-// groupDir is the directory of a run's group named "cgroup:PATH", as
-// /proc names it (never a path from a record, which its owner could
-// point anywhere): "" unless it is in the hierarchy and named for a run.
-func groupDir(h cgroup.Hierarchy, c string) string {
-	path, ok := strings.CutPrefix(c, "cgroup:")
-	if !ok || path != filepath.Clean(path) {
+// groupDir is the directory of a run's group at path, as /proc names it
+// (never a path from a record, which its owner could point anywhere): ""
+// unless it is in the hierarchy and named for a run.
+func groupDir(h cgroup.Hierarchy, path string) string {
+	if path == "" || path != filepath.Clean(path) {
 		return ""
 	}
 	dir := h.Dir(path)
@@ -85,17 +84,17 @@ func groupDir(h cgroup.Hierarchy, c string) string {
 	return dir
 }
 
-// cgroupMembers are the members of the run cgroups among containers,
-// "cgroup:PATH" as /proc names them. Each one found is checked for the
-// run before it is counted.
-func cgroupMembers(containers []string) []proc.Member {
+// cgroupMembers are the members of the run cgroups among groups, paths
+// as /proc names them. Each one found is checked for the run before it
+// is counted.
+func cgroupMembers(groups []string) []proc.Member {
 	h, err := cgroup.Host()
 	if err != nil {
 		return nil
 	}
 	var out []proc.Member
 	seen := map[string]bool{}
-	for _, c := range containers {
+	for _, c := range groups {
 		dir := groupDir(h, c)
 		if dir == "" || seen[dir] {
 			continue
@@ -107,7 +106,7 @@ func cgroupMembers(containers []string) []proc.Member {
 }
 
 // runGroupOf is the group of run runID that pid is in, as
-// cgroupMembers and removeEmptied take it ("cgroup:PATH"); "" when it is
+// cgroupMembers and removeEmptied take it (its path); "" when it is
 // in none: read before the reclaim, so that the group of a run whose
 // members kept their markers (and so name no container) is removed once
 // emptied.
@@ -117,7 +116,7 @@ func runGroupOf(pid int, runID string) string {
 		return ""
 	}
 	if token, group, ok := cgroup.RunOf(path); ok && token == cgroup.Token(runID) {
-		return "cgroup:" + group
+		return group
 	}
 	return ""
 }

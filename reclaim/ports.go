@@ -17,8 +17,58 @@ type Listener = sockets.Listener
 
 // Manager is who runs a holder of a port when it is not its own: a
 // container engine (the container it serves, whose port proxy it may
-// be) or a service manager (a systemd unit).
+// be) or a service manager (a systemd unit). Its Kind is one of the
+// ManagerKind constants below, its Engine one of the engine names, and
+// its Unreachable, when an engine could not be asked, wraps one of the
+// errors below or an *EngineError.
 type Manager = engines.Manager
+
+// ManagerKind says what sort of manager runs a holder.
+type ManagerKind = engines.Kind
+
+// The kinds of [Manager].
+const (
+	// ByContainer: a container engine's container holds the port, or
+	// one of the engine's helpers (a port proxy) holds it for one.
+	ByContainer ManagerKind = engines.Container
+	// ByUnit: a systemd unit's process, a system's or a user's.
+	ByUnit ManagerKind = engines.Unit
+	// ByProcessManager: a program pm2 or supervisord keeps running.
+	ByProcessManager ManagerKind = engines.ProcessManager
+)
+
+// The engines and process managers a [Manager] names (its Engine).
+const (
+	Docker      = engines.Docker
+	Podman      = engines.Podman
+	Containerd  = engines.Containerd
+	Kubernetes  = engines.Kubernetes
+	PM2         = engines.PM2
+	Supervisord = engines.Supervisord
+)
+
+// Why an engine was not asked or did not answer about a container: what
+// a [Manager]'s Unreachable wraps (errors.Is), and a stop's error.
+var (
+	// ErrContainerGone: no engine knows the container any more.
+	ErrContainerGone = engines.ErrGone
+	// ErrEngineUntrusted: the socket, or a link on the way to it, is
+	// not one this process takes for an engine's.
+	ErrEngineUntrusted = engines.ErrUntrusted
+	// ErrNotVouched: a process looks like an engine's helper, but no
+	// engine asked knows it.
+	ErrNotVouched = engines.ErrNotVouched
+	// ErrEngineNotAsked: a Kubernetes pod's or containerd's container,
+	// whose engine is not asked.
+	ErrEngineNotAsked = engines.ErrNotAsked
+	// ErrEngineNotLocal: $DOCKER_HOST names a socket that is not a
+	// local unix socket.
+	ErrEngineNotLocal = engines.ErrNotLocal
+)
+
+// EngineError is a call to an engine's API that failed: the socket
+// asked, the call, and why.
+type EngineError = engines.Error
 
 // PortState is what serves one port: whether anything does, and the
 // processes seen holding it. A port can be held with no holder in sight:

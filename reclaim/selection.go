@@ -63,7 +63,10 @@ func (s *snapshot) wholeRuns(results []Result, f Filter) ([]Result, []string) {
 		if runs[r.RunID] == nil {
 			runs[r.RunID] = &run{owners: map[int]bool{}}
 		}
-		runs[r.RunID].groups = append(runs[r.RunID].groups, r.Container, runGroupOf(r.PID, r.RunID))
+		if c := r.Container; c != nil && c.Kind == probe.InCgroup {
+			runs[r.RunID].groups = append(runs[r.RunID].groups, c.Cgroup)
+		}
+		runs[r.RunID].groups = append(runs[r.RunID].groups, runGroupOf(r.PID, r.RunID))
 		runs[r.RunID].owners[*r.UID] = true
 	}
 	if len(runs) == 0 {

@@ -1,0 +1,81 @@
+package probe
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Container is what tied a process without markers of its own (cleared,
+// or written over by a new process title) to its run: the run's cgroup,
+// the tethered init of its PID namespace, or the record its run wrote of
+// its members by PID and start time. Only the field of its Kind is set.
+type Container struct {
+	Kind ContainerKind
+	// Cgroup is the run's cgroup as /proc/PID/cgroup names it
+	// ("/…/tether-TOKEN"), for InCgroup.
+	Cgroup string
+	// Init is the PID of the tethered init of the process's PID
+	// namespace, as the reader's /proc numbers it, for InPIDNamespace.
+	Init int
+	// RunID is the run whose record lists the process, for ByRecord.
+	RunID string
+}
+
+// ContainerKind says what a [Container] is.
+type ContainerKind int
+
+const (
+	// InCgroup: the process is in its run's cgroup (tether run
+	// --contain, or a Host's child with a cgroup of its own).
+	InCgroup ContainerKind = iota + 1
+	// InPIDNamespace: the process is in a PID namespace whose init is
+	// tethered, and which dies with it (tether run --contain=pidns).
+	InPIDNamespace
+	// ByRecord: the process is a member its run's record lists by PID
+	// and start time (a server that renamed itself).
+	ByRecord
+)
+
+// String formats c as tether check writes it and as it stands in JSON:
+// "cgroup:PATH", "pidns:init=PID" or "record:RUNID".
+func (c Container) String() string {
+	switch c.Kind {
+	case InCgroup:
+		return "cgroup:" + c.Cgroup
+	case InPIDNamespace:
+		return "pidns:init=" + strconv.Itoa(c.Init)
+	case ByRecord:
+		return "record:" + c.RunID
+	}
+	return ""
+}
+
+// MarshalText writes c as String does.
+func (c Container) MarshalText() ([]byte, error) {
+	if c.Kind < InCgroup || c.Kind > ByRecord {
+		return nil, fmt.Errorf("probe: container of unknown kind %d", c.Kind)
+	}
+	return []byte(c.String()), nil
+}
+
+// UnmarshalText reads what MarshalText writes (tether check --json's
+// "container").
+func (c *Container) UnmarshalText(b []byte) error {
+	s := string(b)
+	if path, ok := strings.CutPrefix(s, "cgroup:"); ok && path != "" {
+		*c = Container{Kind: InCgroup, Cgroup: path}
+		return nil
+	}
+	if v, ok := strings.CutPrefix(s, "pidns:init="); ok {
+		if pid, err := strconv.Atoi(v); err == nil && pid > 0 {
+			*c = Container{Kind: InPIDNamespace, Init: pid}
+			return nil
+		}
+	}
+	if id, ok := strings.CutPrefix(s, "record:"); ok && id != "" {
+		*c = Container{Kind: ByRecord, RunID: id}
+		return nil
+	}
+	return fmt.Errorf("probe: container %q: want cgroup:PATH, pidns:init=PID or record:RUNID", s)
+}
