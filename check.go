@@ -89,7 +89,23 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return failf("tether check: write report: %v", err)
 	}
-	return cli.Exit("", r.Verdict.ExitStatus())
+	return cli.Exit("", checkStatus(r.Verdict))
+}
+
+// checkStatus is tether check's exit status for a verdict.
+func checkStatus(v probe.Verdict) int {
+	switch v {
+	case probe.Supervised, probe.Stranded:
+		return 0
+	case probe.Foreign:
+		return 1
+	case probe.Zombie:
+		return 2
+	case probe.Gone:
+		return 3
+	default:
+		return 4
+	}
 }
 
 // verdictColors are ANSI SGR codes per verdict, for a terminal only.

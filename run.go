@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
@@ -61,12 +63,12 @@ func runRun(c *cli.Context) error {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	if c.Bool("exec") {
-		return startError(spawn.Exec(cmd, spawn.ExecOptions{Stamp: cfg.Stamp, OutliveParent: cfg.OutliveParent}), true)
+		return startError(spawn.Exec(cmd, spawn.ExecOptions{Stamp: cfg.Stamp, OutliveParent: cfg.OutliveParent}), true, cfg.Signal)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	status, err := spawn.Supervise(c.Context, cmd, cfg)
 	if err != nil {
-		return startError(err, false)
+		return startError(err, false, cfg.Signal)
 	}
 	return cli.Exit("", status)
 }
@@ -158,9 +160,11 @@ func (f *containFlag) Set(v string) error {
 	return nil
 }
 
-// startError gives a failure to start the command its exit status: 127
-// not found, 126 not executable, 125 tether's own failure.
-func startError(err error, exec bool) error {
+// startError gives a failure to start the command its exit status, as a
+// shell would: 127 not found, 126 not executable, 125 tether's own
+// failure, 128+N when --exec's parent died before the command started
+// (signal N, --signal, was delivered to tether then).
+func startError(err error, exec bool, sig syscall.Signal) error {
 	var se *spawn.StartError
 	var ce *spawn.ContainError
 	switch {
@@ -168,8 +172,12 @@ func startError(err error, exec bool) error {
 		return cli.Exit(fmt.Sprintf("tether run: --contain=%s: nothing started: %s", ce.Mode, strings.Join(ce.Tried, "; ")), exitFailed)
 	case errors.Is(err, errors.ErrUnsupported) && exec:
 		return cli.Exit("tether run: --exec needs a parent-death signal, which this platform does not have; run without --exec, which covers the command with the watchdog", exitFailed)
+	case errors.Is(err, spawn.ErrParentGone):
+		return cli.Exit("tether run: "+err.Error(), 128+int(sig))
+	case errors.As(err, &se) && se.Exec:
+		return cli.Exit("tether run: "+se.Error(), exitcode.Exec(se.Err))
 	case errors.As(err, &se):
-		return cli.Exit("tether run: "+se.Error(), se.Status)
+		return cli.Exit("tether run: "+se.Error(), exitFailed)
 	}
 	return failf("tether run: %v", err)
 }

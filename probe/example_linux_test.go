@@ -16,9 +16,9 @@ func ExampleCheck() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(r.Verdict, r.Tethered, r.Verdict.ExitStatus())
+	fmt.Println(r.Verdict, r.Tethered)
 	fmt.Println(r.Reason)
 	// Output:
-	// foreign false 1
+	// foreign false
 	// no EXAMPLE_MARKER=1 in its environment
 }

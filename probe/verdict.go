@@ -16,22 +16,6 @@ const (
 // Tethered reports whether the verdict is one of the two tethered ones.
 func (v Verdict) Tethered() bool { return v == Supervised || v == Stranded }
 
-// ExitStatus is the exit status of tether check for the verdict.
-func (v Verdict) ExitStatus() int {
-	switch v {
-	case Supervised, Stranded:
-		return 0
-	case Foreign:
-		return 1
-	case Zombie:
-		return 2
-	case Gone:
-		return 3
-	default:
-		return 4
-	}
-}
-
 // SupervisorState is what became of the process named by TETHER_SUPERVISOR.
 type SupervisorState string
 

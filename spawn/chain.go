@@ -166,7 +166,7 @@ func describeChain(chain []proc.Member) string {
 func followChain(ppid int, sigs chan<- os.Signal) (stop func(), err error) {
 	chain, err := callerChain(proc.Host(), ownStops(), ppid)
 	if err != nil {
-		return func() {}, &StartError{Status: 125, Err: fmt.Errorf("follow the caller's chain: %w", err)}
+		return func() {}, &StartError{Err: fmt.Errorf("follow the caller's chain: %w", err)}
 	}
 	stop, err = watchChain(chain, ppid, func() {
 		trace.Printf("an ancestor of the caller died: TERM")
@@ -176,7 +176,7 @@ func followChain(ppid int, sigs chan<- os.Signal) (stop func(), err error) {
 		trace.Printf("an ancestor of the caller died before it could be followed")
 		return func() {}, err
 	} else if err != nil {
-		return func() {}, &StartError{Status: 125, Err: err}
+		return func() {}, &StartError{Err: err}
 	}
 	if len(chain) > 0 {
 		trace.Printf("following the caller's chain: %s", describeChain(chain))

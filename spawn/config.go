@@ -122,12 +122,24 @@ func (e *ContainError) Error() string {
 	return fmt.Sprintf("containment %s: nothing started: %s", e.Mode, strings.Join(e.Tried, "; "))
 }
 
-// StartError is a failure to start the command, with the exit status a
-// shell would give it: 127 not found, 126 not executable, 125 otherwise.
+// StartError is a failure to start the command: nothing of the run is
+// left. With Exec set, the command itself could not be executed (found,
+// but refused by the kernel, or not found): Err wraps the cause, which
+// errors.Is tells apart (exec.ErrNotFound or fs.ErrNotExist: no such
+// command; fs.ErrPermission: not executable; the kernel's errno).
+// Otherwise the run's own set-up failed: a [ContainError], a context
+// done before the start, [ErrParentGone] from [Exec], or what else Err
+// says.
 type StartError struct {
-	Status int   // the exit status a shell gives this failure
-	Err    error // what failed
+	Err  error // what failed
+	Exec bool  // the command's own execution failed, not the set-up
 }
+
+// ErrParentGone is why [Exec] did not execute its command: the parent it
+// was to be tied to died before the parent-death signal was armed. The
+// signal was delivered to the calling process, as the kernel would have
+// delivered it.
+var ErrParentGone = errors.New("parent died before the command started")
 
 // Error is what failed, as a shell would say it: "x: command not found".
 func (e *StartError) Error() string { return e.Err.Error() }

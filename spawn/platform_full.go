@@ -17,7 +17,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
-	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
@@ -79,7 +78,7 @@ func followParent(chan<- os.Signal) (restore func(), err error) {
 	}
 	var old int32
 	if err := unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&old)), 0, 0, 0); err != nil {
-		return nil, &StartError{Status: 125, Err: fmt.Errorf("read parent-death signal: %w", err)}
+		return nil, &StartError{Err: fmt.Errorf("read parent-death signal: %w", err)}
 	}
 	disarm := func() { _ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(old), 0, 0, 0) }
 	return disarm, armParentDeath(ppid, syscall.SIGTERM)
@@ -213,16 +212,16 @@ func Exec(cmd *exec.Cmd, opts ExecOptions) error {
 	if cfg.Supervisor.PID == 0 {
 		// A namespace's init has no visible parent; it supervises itself.
 		if cfg.Supervisor, err = selfOrParent(ppid > 0); err != nil {
-			return &StartError{Status: 125, Err: err}
+			return &StartError{Err: err}
 		}
 	}
 	if cfg, err = cfg.resolve(path); err != nil {
-		return &StartError{Status: 125, Err: err}
+		return &StartError{Err: err}
 	}
 	env = cfg.environ(env)
 	if cmd.Dir != "" {
 		if err := os.Chdir(cmd.Dir); err != nil {
-			return &StartError{Status: 125, Err: fmt.Errorf("spawn: Exec: %s: %w", path, err)}
+			return &StartError{Err: fmt.Errorf("spawn: Exec: %s: %w", path, err)}
 		}
 	}
 
@@ -234,21 +233,21 @@ func Exec(cmd *exec.Cmd, opts ExecOptions) error {
 		if err := armParentDeath(ppid, cfg.Signal); err == errParentGone {
 			// Deliver the signal as the kernel would have.
 			_ = unix.Kill(os.Getpid(), cfg.Signal)
-			return &StartError{Status: 128 + int(cfg.Signal), Err: fmt.Errorf("parent %d died before the command started", ppid)}
+			return &StartError{Err: fmt.Errorf("parent %d died before the command started: %w", ppid, ErrParentGone)}
 		} else if err != nil {
 			return err
 		}
 	}
 	trace.Printf("exec %s in place, run %s", path, cfg.RunID)
 	err = syscall.Exec(path, argv, env)
-	return &StartError{Status: exitcode.Exec(err), Err: fmt.Errorf("exec %s: %w", path, err)}
+	return &StartError{Exec: true, Err: fmt.Errorf("exec %s: %w", path, err)}
 }
 
 // armParentDeath arms sig for when ppid dies, on the calling thread, then
 // checks that ppid did not die before it was armed: errParentGone.
 func armParentDeath(ppid int, sig syscall.Signal) error {
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(sig), 0, 0, 0); err != nil {
-		return &StartError{Status: 125, Err: fmt.Errorf("arm parent-death signal: %w", err)}
+		return &StartError{Err: fmt.Errorf("arm parent-death signal: %w", err)}
 	}
 	if os.Getppid() != ppid {
 		trace.Printf("parent %d died before the parent-death signal was armed", ppid)

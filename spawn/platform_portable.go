@@ -234,7 +234,7 @@ func Exec(cmd *exec.Cmd, _ ExecOptions) error {
 	if err := checkExec(cmd); err != nil {
 		return err
 	}
-	return &StartError{Status: 125, Err: fmt.Errorf("exec in place needs a parent-death signal, which this platform does not have (Supervise covers the command with the watchdog): %w", errUnsupported)}
+	return &StartError{Err: fmt.Errorf("exec in place needs a parent-death signal, which this platform does not have (Supervise covers the command with the watchdog): %w", errUnsupported)}
 }
 
 // adoptsOrphans: with no subreaper, orphans go to init.

@@ -76,7 +76,7 @@ func (c Options) environ(env []string) []string {
 }
 
 // lookupError is cmd.Err, the failure of exec.Command's look-up in
-// PATH, classified as a shell does: 127 not found, 126 otherwise.
+// PATH, worded as a shell words it, its cause kept for errors.Is.
 func lookupError(cmd *exec.Cmd) error {
 	name := cmd.Path
 	var ee *exec.Error
@@ -85,10 +85,19 @@ func lookupError(cmd *exec.Cmd) error {
 	}
 	switch err := cmd.Err; {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
-		return &StartError{Status: 127, Err: fmt.Errorf("%s: command not found", name)}
+		return &StartError{Exec: true, Err: &causeError{name + ": command not found", cmd.Err}}
 	case errors.Is(err, fs.ErrPermission):
-		return &StartError{Status: 126, Err: fmt.Errorf("%s: not executable", name)}
+		return &StartError{Exec: true, Err: &causeError{name + ": not executable", cmd.Err}}
 	default:
-		return &StartError{Status: 126, Err: err}
+		return &StartError{Exec: true, Err: err}
 	}
 }
+
+// causeError words an error anew and keeps its cause for errors.Is.
+type causeError struct {
+	msg   string
+	cause error
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.cause }

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/trace"
@@ -24,7 +23,7 @@ import (
 
 // containFailed is the error of a containment that could not be had.
 func containFailed(mode Containment, tried []string) error {
-	return &StartError{Status: 125, Err: &ContainError{Mode: mode, Tried: tried}}
+	return &StartError{Err: &ContainError{Mode: mode, Tried: tried}}
 }
 
 // selfPath is this program, to start again as a helper: on Linux
@@ -146,7 +145,7 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
 		return 0, err
 	}
 	if err := ctx.Err(); err != nil {
-		return 0, &StartError{Status: 125, Err: err}
+		return 0, &StartError{Err: err}
 	}
 	// A parent-death signal belongs to the thread that set it up: the
 	// command's fires when the thread that forked it exits, and tether's
@@ -167,7 +166,7 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
 	unreap, err := becomeSubreaper()
 	defer unreap()
 	if err != nil {
-		return 0, &StartError{Status: 125, Err: fmt.Errorf("become child subreaper: %w", err)}
+		return 0, &StartError{Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
 	restore, err := r.followCaller()
 	defer restore()
@@ -213,7 +212,7 @@ func checkExec(cmd *exec.Cmd) error {
 		return err
 	}
 	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil || len(cmd.ExtraFiles) > 0 || cmd.SysProcAttr != nil {
-		return &StartError{Status: 125, Err: fmt.Errorf("spawn: Exec: %s: Stdin, Stdout, Stderr, ExtraFiles and SysProcAttr must be nil: the command keeps this process's own descriptors and attributes", cmd.Path)}
+		return &StartError{Err: fmt.Errorf("spawn: Exec: %s: Stdin, Stdout, Stderr, ExtraFiles and SysProcAttr must be nil: the command keeps this process's own descriptors and attributes", cmd.Path)}
 	}
 	return nil
 }
@@ -223,14 +222,14 @@ func checkExec(cmd *exec.Cmd) error {
 func checkCommand(entry string, cmd *exec.Cmd) error {
 	switch {
 	case cmd == nil || cmd.Path == "" && len(cmd.Args) == 0:
-		return &StartError{Status: 125, Err: errors.New("spawn: " + entry + ": no command")}
+		return &StartError{Err: errors.New("spawn: " + entry + ": no command")}
 	case cmd.Process != nil:
-		return &StartError{Status: 125, Err: errors.New("spawn: " + entry + ": " + cmd.Path + " already started")}
+		return &StartError{Err: errors.New("spawn: " + entry + ": " + cmd.Path + " already started")}
 	case cmd.Err != nil:
 		return lookupError(cmd)
 	}
 	if a := cmd.SysProcAttr; a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || usesCgroupFD(a)) {
-		return &StartError{Status: 125, Err: fmt.Errorf("spawn: %s: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the run's to set (its process group, terminal and cgroup)", entry, cmd.Path)}
+		return &StartError{Err: fmt.Errorf("spawn: %s: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the run's to set (its process group, terminal and cgroup)", entry, cmd.Path)}
 	}
 	return nil
 }
@@ -241,14 +240,14 @@ func checkCommand(entry string, cmd *exec.Cmd) error {
 // be caught once the command runs.
 func newRun(cfg Options) (*supervisor, []os.Signal, error) {
 	if cfg.Reexec && !initCalled {
-		return nil, nil, &StartError{Status: 125, Err: errors.New("Options.Reexec: the program's main must call spawn.Init first (started again as the watchdog, it would run main)")}
+		return nil, nil, &StartError{Err: errors.New("Options.Reexec: the program's main must call spawn.Init first (started again as the watchdog, it would run main)")}
 	}
 	if cfg.RunID == "" {
 		cfg.RunID = marker.NewRunID()
 	}
 	in, err := readInherited()
 	if err != nil {
-		return nil, nil, &StartError{Status: 125, Err: err}
+		return nil, nil, &StartError{Err: err}
 	}
 	r := &supervisor{run: run{cfg: cfg, forwards: cfg.SoleReaper, guard: &guard{}}, reaper: reaper{sole: cfg.SoleReaper}, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
 	common, rare := in.toForward()
@@ -379,7 +378,7 @@ func (r *supervisor) prepare(cmd *exec.Cmd) (string, *syscall.ProcAttr, error) {
 	path := cmd.Path
 	cfg, err := r.cfg.resolve(path)
 	if err != nil {
-		return "", nil, &StartError{Status: 125, Err: err}
+		return "", nil, &StartError{Err: err}
 	}
 	r.cfg, r.command = cfg, commandLine(cmd)
 	env := cmd.Environ()
@@ -387,7 +386,7 @@ func (r *supervisor) prepare(cmd *exec.Cmd) (string, *syscall.ProcAttr, error) {
 		env = []string{} // an empty Env is the command's, not os.Environ
 	}
 	if r.stdio, err = openStdio(cmd); err != nil {
-		return "", nil, &StartError{Status: 125, Err: fmt.Errorf("spawn: %s: %w", path, err)}
+		return "", nil, &StartError{Err: fmt.Errorf("spawn: %s: %w", path, err)}
 	}
 	attr := &syscall.ProcAttr{
 		Dir:   cmd.Dir,
@@ -425,7 +424,7 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 	if err := r.ready(); err == errParentGone {
 		return err
 	} else if err != nil {
-		return &StartError{Status: 125, Err: err}
+		return &StartError{Err: err}
 	}
 	r.term.setUp(attr, r.stdio.files[:3])
 	// Before the command is born in it: the watchdog kills the group
@@ -444,7 +443,7 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 			// is the namespaces' refusal, not the command's.
 			return containFailed(r.cfg.Contain, append(r.tried, "pidns: new namespaces refused: "+err.Error()))
 		}
-		return &StartError{Status: exitcode.Exec(err), Err: fmt.Errorf("exec %s: %w", path, err)}
+		return &StartError{Exec: true, Err: fmt.Errorf("exec %s: %w", path, err)}
 	}
 	r.child = pid
 	where := "in its own group"

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -106,23 +108,31 @@ func TestSuperviseCmdRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = started.Wait()
+	// No execute bit at all: refused to root as well.
+	plain := filepath.Join(t.TempDir(), "plain")
+	if err := os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		name   string
-		cmd    *exec.Cmd
-		status int
-		says   string
+		name  string
+		cmd   *exec.Cmd
+		exec  bool  // the command's own failure
+		cause error // what errors.Is finds in it
+		says  string
 	}{
-		{"not found in PATH", exec.Command("tether-no-such-command"), 127, "tether-no-such-command: command not found"},
-		{"no such path", exec.Command("/nonexistent/command"), 127, "/nonexistent/command"},
-		{"no command", &exec.Cmd{}, 125, "no command"},
-		{"already started", started, 125, "already started"},
-		{"own session", &exec.Cmd{Path: "/bin/true", SysProcAttr: &syscall.SysProcAttr{Setsid: true}}, 125, "SysProcAttr"},
+		{"not found in PATH", exec.Command("tether-no-such-command"), true, exec.ErrNotFound, "tether-no-such-command: command not found"},
+		{"no such path", exec.Command("/nonexistent/command"), true, fs.ErrNotExist, "/nonexistent/command"},
+		{"a directory", exec.Command("/"), true, syscall.EISDIR, "/"},
+		{"not executable", exec.Command(plain), true, fs.ErrPermission, plain},
+		{"no command", &exec.Cmd{}, false, nil, "no command"},
+		{"already started", started, false, nil, "already started"},
+		{"own session", &exec.Cmd{Path: "/bin/true", SysProcAttr: &syscall.SysProcAttr{Setsid: true}}, false, nil, "SysProcAttr"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, err := spawn.Supervise(context.Background(), tc.cmd, spawn.Options{})
 			var se *spawn.StartError
-			if !errors.As(err, &se) || se.Status != tc.status || !strings.Contains(err.Error(), tc.says) {
-				t.Errorf("Supervise = %d, %v; want a StartError %d saying %q", status, err, tc.status, tc.says)
+			if !errors.As(err, &se) || se.Exec != tc.exec || tc.cause != nil && !errors.Is(err, tc.cause) || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("Supervise = %d, %v; want a StartError (Exec %v, cause %v) saying %q", status, err, tc.exec, tc.cause, tc.says)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/spawn"
@@ -103,13 +104,18 @@ var modeSupervise = proctest.Register("supervise", func() {
 })
 
 // report prints what Supervise returned, "status N" or "error N TEXT"
-// (N the StartError's status), then "zombies PID..." with the calling
+// (N the status a shell gives the StartError, as tether run computes
+// it from the error), then "zombies PID..." with the calling
 // process's children that are zombies: a status Supervise left unreaped.
 func report(status int, err error) {
 	var se *spawn.StartError
 	switch {
 	case errors.As(err, &se):
-		fmt.Println("error", se.Status, se.Err)
+		code := 125
+		if se.Exec {
+			code = exitcode.Exec(se.Err)
+		}
+		fmt.Println("error", code, se.Err)
 	case err != nil:
 		fmt.Println("error -1", err)
 	default:

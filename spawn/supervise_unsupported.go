@@ -10,12 +10,12 @@ import (
 
 // Supervise fails: this platform has no parent-death signal.
 func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
-	return 0, &StartError{Status: 125, Err: errUnsupported}
+	return 0, &StartError{Err: errUnsupported}
 }
 
 // Exec fails: this platform has no parent-death signal.
 func Exec(cmd *exec.Cmd, opts ExecOptions) error {
-	return &StartError{Status: 125, Err: errUnsupported}
+	return &StartError{Err: errUnsupported}
 }
 
 // markInit has nothing to mark: no helper is started here.

@@ -7,6 +7,7 @@ package exitcode
 import (
 	"errors"
 	"io/fs"
+	"os/exec"
 	"syscall"
 )
 
@@ -24,9 +25,9 @@ func Wait(ws syscall.WaitStatus) int {
 // is tether's own failure (no process could be created).
 func Exec(err error) int {
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, exec.ErrNotFound):
 		return 127
-	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.ENOEXEC), errors.Is(err, syscall.EISDIR),
+	case errors.Is(err, exec.ErrDot), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.ENOEXEC), errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.ETXTBSY), errors.Is(err, syscall.EPERM):
 		return 126
 	}
