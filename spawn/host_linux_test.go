@@ -132,6 +132,13 @@ func TestHostContainCgroup(t *testing.T) {
 	cmd := hostCommand(t, "(setsid env -i sleep 60 &); echo started; exec sleep 60")
 	stdout, _ := cmd.StdoutPipe()
 	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "contained"}, Cgroup: spawn.CgroupRequired})
+	if portable {
+		var ce *spawn.ContainError
+		if !errors.As(err, &ce) {
+			t.Fatalf("Start with CgroupRequired on the portable path: %v, want a ContainError", err)
+		}
+		return
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package spawn
 
@@ -32,6 +32,9 @@ func NewHost(HostOptions) (*Host, error) { return nil, errUnsupported }
 
 // Start fails: there is no Host here.
 func (h *Host) Start(*exec.Cmd, ChildOptions) (*Child, error) { return nil, errUnsupported }
+
+// Guarantees: there is no Host here.
+func (h *Host) Guarantees() Guarantees { return Guarantees{} }
 
 // Children lists nothing.
 func (h *Host) Children() []*Child { return nil }

@@ -20,6 +20,7 @@ import (
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/probe"
 )
 
 // This file holds what Linux gives a run beyond the portable path (the
@@ -85,8 +86,53 @@ func followParent(chan<- os.Signal) (restore func(), err error) {
 }
 
 // armChild gives the command the parent-death signal and a process group
-// of its own.
-func armChild(c Options, a *syscall.SysProcAttr) { c.arm(a) }
+// of its own, the two things every tethered child is started with.
+func armChild(c Options, a *syscall.SysProcAttr) {
+	a.Pdeathsig = c.Signal
+	a.Setpgid = true
+}
+
+// platformGuarantees are the full path's: the kernel's ties.
+var platformGuarantees = Guarantees{ParentDeathSignal: true, Cgroups: true}
+
+// pidfds says this kernel gives pidfds (Linux 5.3), which signals go
+// through.
+func pidfds() bool { ok, _ := proc.Pidfds(); return ok }
+
+// cgroupsHere: cgroups are Linux's, and the machine says the rest.
+func cgroupsHere() error { return nil }
+
+// bornIn has the child born in the cgroup open at fd.
+func bornIn(a *syscall.SysProcAttr, fd int) { a.UseCgroupFD, a.CgroupFD = true, fd }
+
+// spawnerTID is the spawner thread's id: a child started with
+// CLONE_PARENT by a Host's child is this thread's child, which the
+// search of strays among the ancestors' children lists reads.
+var spawnerTID []int
+
+// noteSpawner notes the calling thread as the spawner's.
+func noteSpawner() { spawnerTID = []int{unix.Gettid()} }
+
+// lastPID is the last PID the kernel handed out in this namespace, for
+// the search of strays by birth.
+func lastPID() (int, bool) { return proc.Host().LastPID() }
+
+// strays searches for the strays of cs: by birth, from and to values of
+// proc.LastPID read before their trees were listed, where byBirth says
+// the values hold and the span is not too long (spanned); else among the
+// children of the program's line of ancestors, or every process where
+// those cannot be read (full).
+func (h *Host) strays(cs []*Child, from, to int, byBirth bool, known func(int) bool) (vs []proc.Valued, executing []int, spanned, full bool) {
+	fs := proc.Host()
+	since, entries := strayed(cs)
+	if byBirth {
+		if vs, executing, ok := fs.StraysBorn(from, to, since, entries, probe.RunIDVar, known); ok {
+			return vs, executing, true, false
+		}
+	}
+	vs, executing, full = fs.Strays(since, entries, probe.RunIDVar, known, spawnerTID)
+	return vs, executing, false, full
+}
 
 // below lists tether's subtree but skip, by the kernel's children lists:
 // as the process's sole reaper, all of it; otherwise the subtrees of its

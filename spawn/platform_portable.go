@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/probe"
 )
 
 // This file is the portable supervision path: macOS's, and Linux's with
@@ -258,3 +259,44 @@ func (unsupported) Unwrap() error { return errors.ErrUnsupported }
 func (r *supervisor) forkExec(path string, attr *syscall.ProcAttr) (int, error) {
 	return syscall.ForkExec(path, r.argv, attr)
 }
+
+// bornIn has nothing to do: there is no cgroup here.
+func bornIn(*syscall.SysProcAttr, int) {}
+
+// noteSpawner has nothing to note: no search here reads a thread's
+// children.
+func noteSpawner() {}
+
+// lastPID is unknown here: strays are searched among every process.
+func lastPID() (int, bool) { return 0, false }
+
+// strays searches every process the caller may read for the run ids of
+// cs, as macOS allows: its table and each environment (kern.procargs2),
+// those started before the oldest child left out. A process in the
+// middle of an execve cannot be told here (executing is empty).
+func (h *Host) strays(cs []*Child, _, _ int, _ bool, known func(int) bool) (vs []proc.Valued, executing []int, spanned, full bool) {
+	since, _ := strayed(cs)
+	runs := make(map[string]bool, len(cs))
+	for _, c := range cs {
+		runs[c.cfg.RunID] = true
+	}
+	all, executing := proc.Host().ScanValues(nil, probe.RunIDVar)
+	for _, v := range all {
+		if runs[v.Value] && v.StartTime >= since && (known == nil || !known(v.PID)) {
+			vs = append(vs, v)
+		}
+	}
+	return vs, executing, false, true
+}
+
+// platformGuarantees are the portable path's: the watchdog alone, where
+// there is one.
+var platformGuarantees = Guarantees{}
+
+// pidfds: no signal goes through one on the portable path.
+func pidfds() bool { return false }
+
+// cgroupsHere refuses: a child born in a cgroup needs Linux's full path.
+func cgroupsHere() error { return errCgroupsPortable }
+
+var errCgroupsPortable = errors.New("a cgroup of its own needs Linux (not the portable path)")

@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package spawn
 
 import (
@@ -16,7 +18,6 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
-	"github.com/tetherproc/tether/probe"
 )
 
 // Host is a Go program's supervisor of the children it starts over its
@@ -72,6 +73,14 @@ type Host struct {
 	closeErr  error
 }
 
+// Guarantees says what ties the Host's children to the program here.
+func (h *Host) Guarantees() Guarantees {
+	g := platformGuarantees
+	g.NoPIDReuse = pidfds()
+	g.Watchdog = h.opts.Reexec && initCalled && selfPath() != ""
+	return g
+}
+
 // NewHost makes the program's Host. Nothing is started until the first
 // child is: a Host that never starts one costs nothing.
 func NewHost(opts HostOptions) (*Host, error) {
@@ -115,7 +124,7 @@ func (h *Host) Start(cmd *exec.Cmd, opts ChildOptions) (*Child, error) {
 	}
 	if len(h.children) == 0 {
 		// No child, no stray: the search by birth starts afresh.
-		h.born[0], h.bornOK = proc.Host().LastPID()
+		h.born[0], h.bornOK = lastPID()
 		h.born[1] = h.born[0]
 	}
 	c := &Child{Cmd: cmd, host: h, run: run{cfg: cfg, command: cmd.Args, guard: &h.guard}, stopped: make(chan struct{})}
@@ -142,7 +151,7 @@ func checkChild(cmd *exec.Cmd, opts ChildOptions) error {
 	if opts.Cgroup < NoCgroup || opts.Cgroup > CgroupRequired {
 		return fmt.Errorf("spawn: Host.Start: %s: CgroupMode %d is none of NoCgroup, CgroupWhereAllowed, CgroupRequired", cmd.Path, opts.Cgroup)
 	}
-	if a := cmd.SysProcAttr; a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || a.UseCgroupFD) {
+	if a := cmd.SysProcAttr; a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || usesCgroupFD(a)) {
 		return fmt.Errorf("spawn: Host.Start: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the Host's to set (the child's process group and cgroup are its run's)", cmd.Path)
 	}
 	return nil
@@ -197,7 +206,7 @@ func (h *Host) keep() {
 // are over: neither a tree nor a stray left.
 func (h *Host) list() (over []*Child) {
 	// Read before the trees: what is born later is the next search's.
-	mark, markOK := proc.Host().LastPID()
+	mark, markOK := lastPID()
 	h.mu.Lock()
 	h.checkWatchdog()
 	trees := map[*Child][]proc.Member{}
@@ -278,23 +287,6 @@ func (h *Host) list() (over []*Child) {
 		}
 	}
 	return over
-}
-
-// strays searches for the strays of cs: by birth, from and to values of
-// proc.LastPID read before their trees were listed, where byBirth says
-// the values hold and the span is not too long (spanned); else among the
-// children of the program's line of ancestors, or every process where
-// those cannot be read (full).
-func (h *Host) strays(cs []*Child, from, to int, byBirth bool, known func(int) bool) (vs []proc.Valued, executing []int, spanned, full bool) {
-	fs := proc.Host()
-	since, entries := strayed(cs)
-	if byBirth {
-		if vs, executing, ok := fs.StraysBorn(from, to, since, entries, probe.RunIDVar, known); ok {
-			return vs, executing, true, false
-		}
-	}
-	vs, executing, full = fs.Strays(since, entries, probe.RunIDVar, known, spawnerTID)
-	return vs, executing, false, full
 }
 
 // sortMembers orders ms by PID: the watchdog's list is written only when

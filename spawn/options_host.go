@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package spawn
 
 // config is the Options the Host keeps its child's run by.

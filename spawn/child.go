@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package spawn
 
 import (
@@ -61,7 +63,10 @@ func (c *Child) contain() error {
 	if mode != ContainCgroup && mode != ContainAuto {
 		return nil
 	}
-	err := c.newCgroup()
+	err := cgroupsHere()
+	if err == nil {
+		err = c.newCgroup()
+	}
 	if err == nil {
 		if err = c.group.BornIn(); err != nil {
 			c.group.Release()
@@ -112,9 +117,9 @@ func (c *Child) start() error {
 		attr = *cmd.SysProcAttr
 	}
 	cmd.SysProcAttr = &attr
-	c.cfg.arm(cmd.SysProcAttr)
+	armChild(c.cfg, cmd.SysProcAttr)
 	if c.group != nil {
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, c.group.FD()
+		bornIn(cmd.SysProcAttr, c.group.FD())
 	}
 	if err := onSpawner(cmd); err != nil {
 		wd.RunOver(c.cfg.RunID)
@@ -267,22 +272,12 @@ func (c *Child) finish() {
 	trace.Printf("host: run %s of %s over", c.cfg.RunID, c.cfg.Name)
 }
 
-// arm gives a child the parent-death signal and a process group of its
-// own, the two things every tethered child is started with.
-func (c Options) arm(a *syscall.SysProcAttr) {
-	a.Pdeathsig = c.Signal
-	a.Setpgid = true
-}
-
 // The spawner is one goroutine, locked to its OS thread for the life of
 // the process: the children it forks are tied to this thread, which
 // therefore must never exit.
 var (
 	spawnerOnce sync.Once
 	spawnerReqs chan startRequest
-	// spawnerTID is the spawner thread's id: a child started with
-	// CLONE_PARENT by a Host's child is this thread's child.
-	spawnerTID []int
 )
 
 type startRequest struct {
@@ -292,7 +287,7 @@ type startRequest struct {
 
 func spawnerLoop(ready chan<- struct{}) {
 	runtime.LockOSThread()
-	spawnerTID = []int{unix.Gettid()}
+	noteSpawner()
 	close(ready)
 	for req := range spawnerReqs {
 		req.done <- req.cmd.Start()

@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package spawn
 
 import (
@@ -126,7 +128,7 @@ func (en *ending) what() string {
 func (en *ending) look() ([]proc.Member, bool) {
 	fs := proc.Host()
 	// Read before the trees: what is born later is the next search's.
-	mark, markOK := fs.LastPID()
+	mark, markOK := lastPID()
 	all, owner := en.trees()
 	executing := false
 	if len(all) == 0 || time.Since(en.searched) >= strayEvery {
