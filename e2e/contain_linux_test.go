@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
@@ -216,7 +217,7 @@ func escapees(t *testing.T, dir string, tetherPID int) []proc.Member {
 	}
 	t.Cleanup(func() {
 		for _, m := range ms {
-			_ = proc.Host().Signal(m, syscall.SIGKILL)
+			_ = kill.Signal(m, syscall.SIGKILL)
 		}
 	})
 	return ms

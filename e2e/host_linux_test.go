@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 )
@@ -216,7 +217,7 @@ func TestHostSIGKILLEndsEveryTree(t *testing.T) {
 			t.Fatal("the control found nothing: the grandchildren went without a watchdog")
 		}
 		for _, m := range left {
-			_ = proc.Host().Signal(m, syscall.SIGKILL) // the test's own: started by its host
+			_ = kill.Signal(m, syscall.SIGKILL) // the test's own: started by its host
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
@@ -197,7 +198,7 @@ func TestRefusedClone3Contained(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { _ = proc.Host().Signal(proc.Member{PID: pid, StartTime: st.StartTime}, syscall.SIGKILL) })
+			t.Cleanup(func() { _ = kill.Signal(proc.Member{PID: pid, StartTime: st.StartTime}, syscall.SIGKILL) })
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 			proctest.Eventually(t, "the env-cleared escapee gone with its cgroup", func() bool {

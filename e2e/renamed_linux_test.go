@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 )
@@ -70,7 +71,7 @@ func members(t *testing.T, line string) []proc.Member {
 	}
 	t.Cleanup(func() {
 		for _, m := range ms {
-			_ = proc.Host().Signal(m, syscall.SIGKILL)
+			_ = kill.Signal(m, syscall.SIGKILL)
 		}
 	})
 	return ms

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
@@ -189,7 +190,7 @@ func waitServing(t *testing.T, port string, pid int, what string) []holder {
 	}
 	t.Cleanup(func() {
 		for _, h := range hs {
-			_ = proc.Host().Signal(h.Member, syscall.SIGKILL)
+			_ = kill.Signal(h.Member, syscall.SIGKILL)
 		}
 	})
 	return hs
@@ -548,7 +549,7 @@ func startNodeDevServer(t *testing.T, extra ...string) (*running, string, []hold
 		helper = childrenNamed(hs[0].PID, "sleep")
 		return len(helper) == 1
 	})
-	t.Cleanup(func() { _ = proc.Host().Signal(helper[0], syscall.SIGKILL) })
+	t.Cleanup(func() { _ = kill.Signal(helper[0], syscall.SIGKILL) })
 	return tr, port, hs, helper
 }
 

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
@@ -38,7 +39,7 @@ func TestRunEndsEscapedDaemonRenamedLater(t *testing.T) {
 		t.Fatalf("daemon %d: %v; want it running", pids[0], err)
 	}
 	daemon := proc.Member{PID: pids[0], StartTime: st.StartTime}
-	t.Cleanup(func() { _ = fs.Signal(daemon, syscall.SIGKILL) })
+	t.Cleanup(func() { _ = kill.SignalIn(fs, daemon, syscall.SIGKILL) })
 	proctest.Eventually(t, "the daemon renamed, its environment written over", func() bool {
 		args, _ := fs.Cmdline(daemon.PID)
 		env, _ := fs.Environ(daemon.PID)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/engines"
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
@@ -268,7 +269,7 @@ func terminate(ctx context.Context, set []*target, act Action) {
 			defer t.via.Close()
 		}
 	}
-	ended := proc.Escalation{
+	ended := kill.Escalation{
 		Signal: act.Signal,
 		Grace:  act.Grace,
 		List:   e.list,
@@ -394,7 +395,7 @@ func outcomeOf(t *target, ended bool, cancelled error) (Outcome, string) {
 	case !t.exited && !ended && cancelled != nil:
 		return Survived, fmt.Sprintf("still alive a second after SIGKILL, sent at once as the reclaim was cut short (%v)", cancelled)
 	case !t.exited && !ended:
-		return Survived, fmt.Sprintf("still alive %v after SIGKILL", proc.KillWait)
+		return Survived, fmt.Sprintf("still alive %v after SIGKILL", kill.WaitAfterKill)
 	case len(t.r.Signals) == 0:
 		return AlreadyGone, ""
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
@@ -97,7 +98,7 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 	for _, c := range cs {
 		en.grouped[c] = c.groupSignal(syscall.SIGTERM)
 	}
-	e := proc.Escalation{
+	e := kill.Escalation{
 		Grace:   grace,
 		List:    en.look,
 		Send:    en.send,
@@ -202,7 +203,7 @@ func (en *ending) send(m proc.Member, sig syscall.Signal) error {
 	if c := en.owner[m]; sig == syscall.SIGTERM && c != nil && en.grouped[c] && c.inGroup(m) {
 		return nil
 	}
-	return proc.Host().Signal(m, sig)
+	return kill.Signal(m, sig)
 }
 
 // waitOn bounds how many members a wait holds handles on: past it the
@@ -245,7 +246,7 @@ func (en *ending) killAll() {
 
 // errors are the StopErrors of the children with members left alive.
 func (en *ending) errors(ctx context.Context) map[*Child]error {
-	err := fmt.Errorf("still alive %v after SIGKILL", proc.KillWait)
+	err := fmt.Errorf("still alive %v after SIGKILL", kill.WaitAfterKill)
 	if ctx.Err() != nil {
 		err = ctx.Err()
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
@@ -187,7 +188,7 @@ func (r *supervisor) killTree() {
 	trace.Printf("grace of %v after TERM over: KILL to the tree", r.cfg.Grace)
 	r.group.KillAll()
 	for _, m := range r.tree() {
-		_ = proc.Host().Signal(m, syscall.SIGKILL)
+		_ = kill.Signal(m, syscall.SIGKILL)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
@@ -89,11 +90,11 @@ func (r *run) keep(ms []proc.Member) {
 // list gets TERM, up to grace, then the cgroup's kill and KILL to each.
 // A caller sets what it does otherwise (a group's signal first, a
 // deadline).
-func (r *run) escalation(grace time.Duration, list func() ([]proc.Member, bool)) proc.Escalation {
-	return proc.Escalation{
+func (r *run) escalation(grace time.Duration, list func() ([]proc.Member, bool)) kill.Escalation {
+	return kill.Escalation{
 		Grace:   grace,
 		List:    list,
-		Send:    proc.Host().Signal,
+		Send:    kill.Signal,
 		KillAll: r.group.KillAll,
 		What:    "end of " + r.cfg.Name + " (run " + r.cfg.RunID + ")",
 	}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
@@ -142,7 +143,7 @@ func (r *supervisor) forwardTree(sig syscall.Signal) {
 			continue
 		}
 		if st.PGID == own || st.PGID <= 1 {
-			_ = fs.Signal(m, sig)
+			_ = kill.SignalIn(fs, m, sig)
 			continue
 		}
 		if !done[st.PGID] {

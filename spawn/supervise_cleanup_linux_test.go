@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/internal/registry"
@@ -53,7 +54,7 @@ func leftBehind(t *testing.T, s *supervision) (left map[string]proc.Member, comm
 	left = map[string]proc.Member{}
 	t.Cleanup(func() {
 		for _, m := range left {
-			_ = proc.Host().Signal(m, syscall.SIGKILL)
+			_ = kill.Signal(m, syscall.SIGKILL)
 		}
 	})
 	for {
@@ -135,7 +136,7 @@ func TestSuperviseEndsWhatTheCommandLeft(t *testing.T) {
 				// env-cleared one carries no test id for the leak
 				// check to find it by.
 				if m, ok := left[name]; ok {
-					t.Cleanup(func() { _ = proc.Host().Signal(m, syscall.SIGKILL) })
+					t.Cleanup(func() { _ = kill.Signal(m, syscall.SIGKILL) })
 				}
 				delete(left, name)
 			}
@@ -218,7 +219,7 @@ while :; do sleep 0.05; done`
 				t.Fatal(err)
 			}
 			m := proc.Member{PID: holder, StartTime: st.StartTime}
-			t.Cleanup(func() { _ = proc.Host().Signal(m, syscall.SIGKILL) })
+			t.Cleanup(func() { _ = kill.Signal(m, syscall.SIGKILL) })
 			if err := syscall.Kill(command, syscall.SIGUSR1); err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +264,7 @@ echo command $$`
 				t.Fatalf("daemon %d: %v, want it running", daemon, err)
 			}
 			m := proc.Member{PID: daemon, StartTime: st.StartTime}
-			t.Cleanup(func() { _ = proc.Host().Signal(m, syscall.SIGKILL) })
+			t.Cleanup(func() { _ = kill.Signal(m, syscall.SIGKILL) })
 			// The command has exited once Supervise has reaped it; a run
 			// without Forking would end the daemon and return then.
 			proctest.Eventually(t, "the command reaped", func() bool {
@@ -278,7 +279,7 @@ echo command $$`
 			if !alive(m) {
 				t.Fatalf("daemon %d gone before the test ended it, want it supervised", daemon)
 			}
-			if err := proc.Host().Signal(m, syscall.SIGTERM); err != nil {
+			if err := kill.Signal(m, syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
 			status, zombies, lines := s.result(t)

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 )
 
@@ -200,10 +201,10 @@ func freezeAndKill(dir string) {
 	if err != nil {
 		return
 	}
-	for deadline := time.Now().Add(proc.KillWait); Populated(dir) && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(kill.WaitAfterKill); Populated(dir) && time.Now().Before(deadline); {
 		_ = write(dir, "cgroup.freeze", "1")
 		for _, m := range h.Members(proc.Host(), dir) {
-			_ = proc.Host().Signal(m, syscall.SIGKILL)
+			_ = kill.Signal(m, syscall.SIGKILL)
 		}
 		_ = write(dir, "cgroup.freeze", "0")
 		time.Sleep(10 * time.Millisecond)

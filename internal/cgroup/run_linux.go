@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
@@ -106,7 +107,7 @@ func (g *Group) KillAll() {
 }
 
 // Release closes the group and removes it once it is empty, waiting up
-// to proc.KillWait for its last members to leave; nothing for nil.
+// to kill.WaitAfterKill for its last members to leave; nothing for nil.
 func (g *Group) Release() {
 	if g == nil {
 		return
@@ -115,7 +116,7 @@ func (g *Group) Release() {
 		_ = g.dir.Close()
 		g.dir = nil
 	}
-	if err := Remove(g.Dir, proc.KillWait); err != nil {
+	if err := Remove(g.Dir, kill.WaitAfterKill); err != nil {
 		trace.Printf("%v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 )
@@ -43,7 +44,7 @@ func TestStraysBorn(t *testing.T) {
 	child := fs.Subtree(pid, 0)[0]
 	t.Cleanup(func() {
 		for _, m := range []proc.Member{stray, child} {
-			_ = fs.Signal(m, unix.SIGKILL) // the test's own
+			_ = kill.SignalIn(fs, m, unix.SIGKILL) // the test's own
 		}
 	})
 	to, ok := fs.LastPID()

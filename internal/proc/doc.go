@@ -1,13 +1,14 @@
 // Package proc is tether's one reading of the kernel's process table: the
 // parsers of its formats, the readers that feed them, the scan over every
-// process, the signal sent through a pidfd after a fresh identity check,
-// and the TERM, grace, KILL escalation that ends a set of processes.
+// process, and the handle (a pidfd where the kernel has them) that a
+// signal goes through. Signalling a process by its identity and the TERM,
+// grace, KILL escalation that ends a set of processes are
+// internal/kill's.
 //
 // It exists so that each of these rules is written once. A scan that
 // skipped a process caught in the middle of an execve in one place and
-// waited for it in another, or a kill that gave up after five seconds here
-// and ten there, would make tether's promises depend on which code path a
-// process happened to meet.
+// waited for it in another would make tether's promises depend on which
+// code path a process happened to meet.
 //
 // The parsers (ParseStat, ParseStatus, ParseEnviron, ParseProcArgs2,
 // ParseNetTable) are pure functions over bytes, tested on fixtures in

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 )
 
@@ -144,7 +145,7 @@ func TestTableFollowsNewProcesses(t *testing.T) {
 		}
 	}
 	// One sleep ends: the next snapshots no longer list it.
-	if err := fs.Signal(kids[0], syscall.SIGKILL); err != nil {
+	if err := kill.SignalIn(fs, kids[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	deadline = time.Now().Add(10 * time.Second)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 )
 
@@ -51,10 +52,10 @@ func checkLeaks(t testing.TB, id string) {
 			if len(left) > 0 {
 				t.Errorf("leak: processes %v of test %s still alive 5s after it ended, want none; killed", left, t.Name())
 			}
-			proc.Escalation{
+			kill.Escalation{
 				Signal: syscall.SIGKILL,
 				List:   func() ([]proc.Member, bool) { return alive(id) },
-				Send:   proc.Host().Signal,
+				Send:   kill.Signal,
 				Wait:   func(time.Time) { time.Sleep(10 * time.Millisecond) },
 				Quiet:  250 * time.Millisecond,
 				What:   "leak check of " + t.Name(),

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
@@ -286,7 +287,7 @@ func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup
 // program: a process is ended when it carries any one of entries.
 func endRuns(entries []string, grace time.Duration, recorded []proc.Member, groups []*cgroup.Group) bool {
 	fs, uid := proc.Host(), os.Getuid()
-	return proc.Escalation{
+	return kill.Escalation{
 		Grace: grace,
 		List: func() ([]proc.Member, bool) {
 			ms, executing := fs.ScanAny(entries)
@@ -298,7 +299,7 @@ func endRuns(entries []string, grace time.Duration, recorded []proc.Member, grou
 			// round: anyone can make one that looks so for good.
 			return proc.Unique(ms), len(fs.OwnedPIDs(executing, uid)) > 0
 		},
-		Send: fs.Signal,
+		Send: func(m proc.Member, sig syscall.Signal) error { return kill.SignalIn(fs, m, sig) },
 		KillAll: func() {
 			for _, g := range groups {
 				g.KillAll()

@@ -1,4 +1,4 @@
-package proc_test
+package kill_test
 
 import (
 	"os/exec"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 )
@@ -50,7 +51,7 @@ func TestEscalationEndsAGrowingSet(t *testing.T) {
 		return ms
 	}
 	rounds := 0
-	ended := proc.Escalation{
+	ended := kill.Escalation{
 		Grace: 300 * time.Millisecond,
 		List: func() ([]proc.Member, bool) {
 			if rounds++; rounds == 2 {
@@ -63,7 +64,7 @@ func TestEscalationEndsAGrowingSet(t *testing.T) {
 		},
 		Send: func(m proc.Member, sig syscall.Signal) error {
 			sent[m.PID] = append(sent[m.PID], proc.SignalName(sig))
-			return fs.Signal(m, sig)
+			return kill.SignalIn(fs, m, sig)
 		},
 		Wait: func(deadline time.Time) {
 			select {

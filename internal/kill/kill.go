@@ -1,4 +1,4 @@
-package proc
+package kill
 
 import (
 	"errors"
@@ -6,19 +6,24 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
-// KillWait bounds the wait for processes to go after SIGKILL: only a
+// WaitAfterKill bounds the wait for processes to go after SIGKILL: only a
 // process stuck in the kernel (D state) takes longer, and past it the
 // escalation reports the survivors instead of waiting on them forever.
-const KillWait = 10 * time.Second
+const WaitAfterKill = 10 * time.Second
 
-// Signal sends sig to m through a handle opened before m's start time is
+// Signal sends sig to m as this process's /proc numbers it: SignalIn on
+// proc.Host().
+func Signal(m proc.Member, sig syscall.Signal) error { return SignalIn(proc.Host(), m, sig) }
+
+// SignalIn sends sig to m, as fs numbers it, through a handle opened before m's start time is
 // read again, so that a PID recycled since m was seen (a grandchild
 // reaped by its own parent) is never signalled. ErrGone when m no longer
 // holds its PID.
-func (fs FS) Signal(m Member, sig syscall.Signal) error {
+func SignalIn(fs proc.FS, m proc.Member, sig syscall.Signal) error {
 	h, err := fs.Open(m.PID)
 	if err != nil {
 		return err
@@ -29,10 +34,9 @@ func (fs FS) Signal(m Member, sig syscall.Signal) error {
 	case err != nil:
 		return err
 	case st.StartTime != m.StartTime:
-		return &readError{what: fmt.Sprintf("signal %d", m.PID), kind: ErrGone,
-			err: fmt.Errorf("PID recycled (start time %d, was %d)", st.StartTime, m.StartTime)}
+		return fmt.Errorf("signal %d: PID recycled (start time %d, was %d): %w", m.PID, st.StartTime, m.StartTime, proc.ErrGone)
 	case st.Zombie():
-		return &readError{what: fmt.Sprintf("signal %d", m.PID), kind: ErrGone, err: errors.New("a zombie")}
+		return fmt.Errorf("signal %d: a zombie: %w", m.PID, proc.ErrGone)
 	}
 	return h.Signal(sig)
 }
@@ -50,9 +54,9 @@ type Escalation struct {
 	// List returns the live members now; unsettled says that some process
 	// could not yet be told to be a member or not (in the middle of an
 	// execve), so an empty list does not end the set.
-	List func() (live []Member, unsettled bool)
+	List func() (live []proc.Member, unsettled bool)
 	// Send signals one member; ErrGone means it is already gone.
-	Send func(m Member, sig syscall.Signal) error
+	Send func(m proc.Member, sig syscall.Signal) error
 	// KillAll, when set, is called once as the grace ends, before the
 	// members get SIGKILL one by one: a cgroup's kill, which also takes
 	// whatever the members fork meanwhile.
@@ -70,31 +74,17 @@ type Escalation struct {
 	Hurry <-chan struct{}
 }
 
-// Unique is ms without repeats, in their first order: a member found on
-// several grounds is signalled once.
-func Unique(ms []Member) []Member {
-	seen := make(map[Member]bool, len(ms))
-	out := ms[:0]
-	for _, m := range ms {
-		if !seen[m] {
-			seen[m] = true
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // Run carries the escalation out: each member gets Signal once and, past
 // Grace, SIGKILL once. It reports whether the set ended, or false when
-// members were still alive KillWait after the SIGKILL.
+// members were still alive WaitAfterKill after the SIGKILL.
 func (e Escalation) Run() bool {
 	first := e.Signal
 	if first == 0 {
 		first = syscall.SIGTERM
 	}
 	killAt := time.Now().Add(e.Grace)
-	giveUp := killAt.Add(KillWait)
-	seen, killed := map[Member]bool{}, map[Member]bool{}
+	giveUp := killAt.Add(WaitAfterKill)
+	seen, killed := map[proc.Member]bool{}, map[proc.Member]bool{}
 	var quietSince time.Time
 	hurried := false
 	for killing := false; ; {
@@ -111,7 +101,7 @@ func (e Escalation) Run() bool {
 			quietSince = time.Time{}
 		}
 		if now.After(giveUp) {
-			trace.Printf("%s: %d still alive %v after KILL; giving up", e.What, len(live), KillWait)
+			trace.Printf("%s: %d still alive %v after KILL; giving up", e.What, len(live), WaitAfterKill)
 			return len(live) == 0
 		}
 		if e.hurried() && !hurried {
@@ -158,92 +148,13 @@ func (e Escalation) hurried() bool {
 	}
 }
 
-func (e Escalation) send(m Member, sig syscall.Signal) {
+func (e Escalation) send(m proc.Member, sig syscall.Signal) {
 	err := e.Send(m, sig)
 	switch {
 	case err == nil:
-		trace.Printf("%s: %s to %d", e.What, SignalName(sig), m.PID)
-	case errors.Is(err, ErrGone):
+		trace.Printf("%s: %s to %d", e.What, proc.SignalName(sig), m.PID)
+	case errors.Is(err, proc.ErrGone):
 	default:
-		trace.Printf("%s: %s to %d failed: %v", e.What, SignalName(sig), m.PID, err)
+		trace.Printf("%s: %s to %d failed: %v", e.What, proc.SignalName(sig), m.PID, err)
 	}
-}
-
-// Alive reports whether m is still the process it names, not exited.
-func (fs FS) Alive(m Member) bool {
-	st, err := fs.Stat(m.PID)
-	return err == nil && st.StartTime == m.StartTime && !st.Zombie()
-}
-
-// Living lists those of ms that are still the processes they name, each
-// once: a list of any length (another user's run records name what
-// they like) costs one listing of the table and one read of each live
-// PID it names, never a read per entry.
-func (fs FS) Living(ms []Member) []Member {
-	if len(ms) == 0 {
-		return nil
-	}
-	pids, err := fs.PIDs()
-	if err != nil {
-		// No listing: each read on its own, never all taken for gone.
-		var out []Member
-		for _, m := range Unique(ms) {
-			if fs.Alive(m) {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	live := make(map[int]bool, len(pids))
-	for _, pid := range pids {
-		live[pid] = true
-	}
-	var out []Member
-	starts := map[int]uint64{}
-	for _, m := range ms {
-		if !live[m.PID] {
-			continue
-		}
-		start, ok := starts[m.PID]
-		if !ok {
-			if st, err := fs.Stat(m.PID); err == nil && !st.Zombie() {
-				start = st.StartTime
-			}
-			starts[m.PID] = start
-		}
-		if start != 0 && start == m.StartTime {
-			out = append(out, m)
-			starts[m.PID] = 0 // listed once
-		}
-	}
-	return out
-}
-
-// OwnedPIDs lists those of pids whose real uid is uid: of the processes
-// a scan found mid-execve, the ones a cleanup may wait for. Anyone can
-// make a process that reads as mid-execve, and a stream of young ones
-// would keep another user's cleanup from ever settling.
-func (fs FS) OwnedPIDs(pids []int, uid int) []int {
-	var out []int
-	for _, pid := range pids {
-		if st, err := fs.Status(pid); err == nil && st.UID == uid {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// AliveWithSubtrees lists those of ms that are still the processes they
-// name, each with its live descendants: a list of a tree written down
-// earlier, read again once the tree may have scattered.
-func (fs FS) AliveWithSubtrees(ms []Member) []Member {
-	var out []Member
-	var roots []int
-	for _, m := range ms {
-		if fs.Alive(m) {
-			out = append(out, m)
-			roots = append(roots, m.PID)
-		}
-	}
-	return append(out, fs.SubtreesOf(roots)...)
 }
