@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
@@ -65,6 +67,9 @@ type ending struct {
 	// born is how far the search by birth has come, as Host.born.
 	born   [2]int
 	bornOK bool
+	// fresh says the trees were listed right before the TERM: the first
+	// look takes that list rather than reading them again.
+	fresh bool
 }
 
 // strayEvery is how often strays are searched for while the trees are
@@ -85,19 +90,25 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 		byRun:    map[string]*Child{},
 		searched: time.Now(),
 	}
+	held := make(map[*Child]bool, len(cs))
 	h.mu.Lock()
 	for _, c := range cs {
 		if !c.groupGone {
 			c.kept = c.list() // for the escalation, not the record: it goes
 		}
+		held[c] = !c.groupGone // list has just looked
 		en.seen[c] = slices.Clone(c.kept)
 		en.byRun[c.cfg.RunID] = c
 	}
 	en.born, en.bornOK = h.born, h.bornOK
 	h.mu.Unlock()
 	for _, c := range cs {
-		en.grouped[c] = c.groupSignal(syscall.SIGTERM)
+		en.grouped[c] = held[c] && unix.Kill(-c.pid, syscall.SIGTERM) == nil
 	}
+	// The first look is the list just made: what died of the TERM since
+	// is skipped by its signal (gone), what was forked since is the
+	// next look's.
+	en.fresh = true
 	e := kill.Escalation{
 		Grace:   grace,
 		List:    en.look,
@@ -127,6 +138,23 @@ func (en *ending) what() string {
 // It reports too whether one of the caller's processes is in the middle
 // of an execve, and cannot be told a member or not yet.
 func (en *ending) look() ([]proc.Member, bool) {
+	if en.fresh {
+		en.fresh = false
+		owner := map[proc.Member]*Child{}
+		var all []proc.Member
+		for _, c := range en.children {
+			for _, m := range en.seen[c] {
+				if owner[m] == nil {
+					owner[m] = c
+					all = append(all, m)
+				}
+			}
+		}
+		if len(all) > 0 {
+			en.owner = owner
+			return all, false
+		}
+	}
 	fs := proc.Host()
 	// Read before the trees: what is born later is the next search's.
 	mark, markOK := lastPID()
