@@ -10,8 +10,10 @@
 #   - BenchmarkHostClose100 (100 children that ignore TERM, 0.5 s of
 #     grace) against the grace;
 #   - tether run and tether run --exec against the start-up floors
-#     (bench/floor/sup and bench/floor/exec), in one hyperfine run, then
-#     again in rounds of one run each (bench/interleave);
+#     (bench/floor/sup and bench/floor/exec; and bench/floor/supwd, sup
+#     with a stand-in watchdog started before the command, what tether
+#     run is held to), in one hyperfine run, then again in rounds of one
+#     run each (bench/interleave);
 #   - reclaim --dry-run --foreign --port among 2,000 processes against
 #     ss -ltnp.
 #
@@ -31,6 +33,7 @@ need_tools="hyperfine:hyperfine ss:iproute2"
 . bench/lib-ports.sh
 
 go build -tags urfave_cli_no_docs -o "$work/f-sup" ./bench/floor/sup
+go build -tags urfave_cli_no_docs -o "$work/f-supwd" ./bench/floor/supwd
 go build -tags urfave_cli_no_docs -o "$work/f-exec" ./bench/floor/exec
 go test -c -o "$work/spawn.test" ./spawn/
 go build -o "$work/interleave" ./bench/interleave
@@ -114,6 +117,7 @@ row "Host.Close of 100 children that ignore TERM (grace 0.5 s)" "$n" "$close ms"
 
 hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/start.json" \
 	-n run "$work/tether run -- /bin/true" -n sup "$work/f-sup run -- /bin/true" \
+	-n supwd "$work/f-supwd run -- /bin/true" \
 	-n exec "$work/tether run --exec -- /bin/true" -n f-exec "$work/f-exec run --exec -- /bin/true" \
 	>/dev/null 2>"$work/hyperfine.err" || { cat "$work/hyperfine.err" >&2; exit 1; }
 python3 - "$work/start.json" "$n" <<'PY'
@@ -121,12 +125,14 @@ import json, statistics, sys
 r = {x["command"]: statistics.median(x["times"]) * 1000 for x in json.load(open(sys.argv[1]))["results"]}
 n = sys.argv[2]
 print(f"| `tether run -- /bin/true` (the floor: fork with a parent-death signal, wait) | {n} | {r['run']:.2f} ms | {r['sup']:.2f} ms | {r['run']/r['sup']:.2f}× |")
+print(f"| `tether run -- /bin/true` (the floor: the same with a stand-in watchdog first) | {n} | {r['run']:.2f} ms | {r['supwd']:.2f} ms | {r['run']/r['supwd']:.2f}× |")
 print(f"| `tether run --exec -- /bin/true` (the floor: arm the signal, exec) | {n} | {r['exec']:.2f} ms | {r['f-exec']:.2f} ms | {r['exec']/r['f-exec']:.2f}× |")
 PY
 # The same, in rounds of one run each (bench/interleave): where the
 # machine's speed drifts, hyperfine's runs of one command after the
 # other meet it at different moments.
 for pair in "run|$work/tether run -- /bin/true|$work/f-sup run -- /bin/true" \
+	"run (watchdog floor)|$work/tether run -- /bin/true|$work/f-supwd run -- /bin/true" \
 	"run --exec|$work/tether run --exec -- /bin/true|$work/f-exec run --exec -- /bin/true"; do
 	IFS='|' read -r what cmd floor <<<"$pair"
 	"$work/interleave" "$rounds" "$cmd" "$floor" | awk -F'\t' -v what="$what" -v n="$n" '
