@@ -66,6 +66,9 @@ func runRun(c *cli.Context) error {
 		return startError(spawn.Exec(cmd, spawn.ExecOptions{Stamp: cfg.Stamp, OutliveParent: cfg.OutliveParent}), true, cfg.Signal)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if cfg.Contain != spawn.NoContainment {
+		cmd.ExtraFiles = inheritedFiles()
+	}
 	status, err := spawn.Supervise(c.Context, cmd, cfg)
 	if err != nil {
 		return startError(err, false, cfg.Signal)

@@ -689,3 +689,52 @@ func TestContainDelegatedCgroup(t *testing.T) {
 		})
 	}
 }
+
+// What tether's caller opened for the command (3>file, a make
+// jobserver's pipe) reaches a contained command at its number, as it
+// reaches a plain one: the PID namespace's init and the step that enters
+// the cgroup take the numbers after 2 for their own pipe, and hand the
+// caller's on. A number left closed stays closed.
+func TestContainPassesInheritedDescriptors(t *testing.T) {
+	needFull(t, "containment needs Linux's own path")
+	for _, mode := range []string{"none", "pidns", "cgroup", "cgroup, clone3 refused"} {
+		t.Run(mode, func(t *testing.T) {
+			refused := strings.HasSuffix(mode, ", clone3 refused")
+			mode := strings.TrimSuffix(mode, ", clone3 refused")
+			if mode != "none" {
+				if r := tether(t, nil, "run", "--contain="+mode, "--", "true"); r.code != 0 {
+					t.Skipf("no %s here: %s", mode, r.stderr)
+				}
+			}
+			dir := t.TempDir()
+			open := func(name string) *os.File {
+				f, err := os.Create(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { f.Close() })
+				return f
+			}
+			// fd 3 and fd 5; fd 4 closed.
+			args := []string{"run"}
+			if mode != "none" {
+				args = append(args, "--contain="+mode)
+			}
+			args = append(args, "--", "/bin/sh", "-c", `echo three >&3; echo five >&5; if [ -e /proc/$$/fd/4 ]; then echo four open; fi`)
+			cmd := exec.Command(tetherBin, args...)
+			if refused {
+				// The command enters the group through tether's own
+				// binary, whose descriptor for it comes after the
+				// caller's.
+				cmd = refusedCmd(t, clone3Cases["clone3 ENOSYS"], nil, args...)
+			}
+			cmd.ExtraFiles = []*os.File{open("3"), nil, open("5")}
+			r := tetherCmd(t, cmd, nil)
+			three, _ := os.ReadFile(filepath.Join(dir, "3"))
+			five, _ := os.ReadFile(filepath.Join(dir, "5"))
+			if r.code != 0 || string(three) != "three\n" || string(five) != "five\n" || r.stdout != "" {
+				t.Errorf("exit %d, fd 3 got %q, fd 5 got %q, stdout %q, stderr %q; want 0, three, five, nothing", r.code, three, five, r.stdout, r.stderr)
+			}
+		})
+	}
+}

@@ -216,7 +216,7 @@ func (r *supervisor) contain(path string, args []string, attr *syscall.ProcAttr)
 		}
 		if err == nil {
 			var argv []string
-			if r.init, argv, err = pidns.Prepare(self, path, args, r.cfg.Grace, r.stdio.extra(), attr); err == nil {
+			if r.init, argv, err = pidns.Prepare(self, path, args, r.cfg.Grace, r.stdio.extraTargets(), attr); err == nil {
 				trace.Printf("contained in a new PID namespace, under tether's init")
 				if len(r.tried) > 0 && r.cfg.OnContain != nil {
 					r.cfg.OnContain(ContainPIDNamespace, r.tried)
@@ -229,8 +229,19 @@ func (r *supervisor) contain(path string, args []string, attr *syscall.ProcAttr)
 	return "", nil, containFailed(mode, r.tried)
 }
 
-// extra counts the ExtraFiles, which a PID namespace's init passes on.
-func (s *stdio) extra() int { return len(s.files) - 3 }
+// extraTargets are the numbers the ExtraFiles that are not nil are to
+// have in the command, which a PID namespace's init gives them: the init
+// gets them one after the other (extraFDs dense), since a gap in its
+// own numbers would be filled by its runtime's descriptors.
+func (s *stdio) extraTargets() []int {
+	var ts []int
+	for i, f := range s.files[3:] {
+		if f != nil {
+			ts = append(ts, 3+i)
+		}
+	}
+	return ts
+}
 
 // Exec replaces the calling process with cmd, as setpriv --pdeathsig
 // does: the parent-death signal is armed on the calling process toward its

@@ -57,12 +57,9 @@ func openStdio(cmd *exec.Cmd) (*stdio, error) {
 	} else if errf, err = s.output(cmd.Stderr); err != nil {
 		return nil, err
 	}
+	// A nil among ExtraFiles is a descriptor the child does not have,
+	// as in os/exec.
 	s.files = append([]*os.File{in, out, errf}, cmd.ExtraFiles...)
-	for i, f := range s.files {
-		if f == nil {
-			return nil, fmt.Errorf("ExtraFiles[%d] is nil (os/exec closes that descriptor; Supervise cannot)", i-3)
-		}
-	}
 	ok = true
 	return s, nil
 }
@@ -137,11 +134,17 @@ func (s *stdio) null(flag int) (*os.File, error) {
 }
 
 // fds are the child's descriptors for a syscall.ProcAttr: from is 0
-// for the standard three, 3 for the ExtraFiles.
-func (s *stdio) fds(from, to int) []uintptr {
+// for the standard three, 3 for the ExtraFiles. A nil is closed in the
+// child, or with dense left out, the rest moving down.
+func (s *stdio) fds(from, to int, dense bool) []uintptr {
 	fds := make([]uintptr, 0, to-from)
 	for _, f := range s.files[from:to] {
-		fds = append(fds, f.Fd())
+		switch {
+		case f != nil:
+			fds = append(fds, f.Fd())
+		case !dense:
+			fds = append(fds, ^uintptr(0))
+		}
 	}
 	return fds
 }

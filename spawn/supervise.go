@@ -391,7 +391,7 @@ func (r *supervisor) prepare(cmd *exec.Cmd) (string, *syscall.ProcAttr, error) {
 	attr := &syscall.ProcAttr{
 		Dir:   cmd.Dir,
 		Env:   cfg.environ(env),
-		Files: r.stdio.fds(0, 3),
+		Files: r.stdio.fds(0, 3, false),
 		Sys:   &syscall.SysProcAttr{},
 	}
 	if cmd.SysProcAttr != nil {
@@ -402,8 +402,8 @@ func (r *supervisor) prepare(cmd *exec.Cmd) (string, *syscall.ProcAttr, error) {
 		return "", nil, err
 	}
 	// After the init's pipe, where a PID namespace has one: its init
-	// passes them on to the command as 3, 4 and on.
-	attr.Files = append(attr.Files, r.stdio.fds(3, len(r.stdio.files))...)
+	// passes them on to the command at their numbers (extraTargets).
+	attr.Files = append(attr.Files, r.stdio.fds(3, len(r.stdio.files), r.init != nil)...)
 	return path, attr, nil
 }
 

@@ -156,3 +156,31 @@ func TestSuperviseCmdWaitDelay(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A nil among ExtraFiles is a number the command does not have, as in
+// os/exec, also through a PID namespace's init, whose own runtime would
+// otherwise fill the gap.
+func TestSuperviseCmdExtraFilesGap(t *testing.T) {
+	for _, opts := range []spawn.Options{{}, {Contain: spawn.ContainPIDNamespace, Reexec: true}} {
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("/bin/sh", "-c", `[ -e /proc/$$/fd/3 ] && echo three open >&4; echo four >&4`)
+		cmd.ExtraFiles = []*os.File{nil, wr}
+		status, err := spawn.Supervise(context.Background(), cmd, opts)
+		wr.Close()
+		var ce *spawn.ContainError
+		if errors.As(err, &ce) {
+			t.Logf("no PID namespace here: %v", err)
+			rd.Close()
+			continue
+		}
+		got := make([]byte, 64)
+		n, _ := rd.Read(got)
+		rd.Close()
+		if status != 0 || err != nil || string(got[:n]) != "four\n" {
+			t.Errorf("Contain %q: %d, %v, fd 4 got %q; want 0, four only", opts.Contain, status, err, got[:n])
+		}
+	}
+}

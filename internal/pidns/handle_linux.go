@@ -62,9 +62,9 @@ func Usable() error {
 // signal: the supervisor's death ends the init, and the kernel every
 // process of its namespace. It returns the handle and the init's argv;
 // attr gets the report pipe as the next descriptor (3), and the caller
-// appends the command's extra descriptors after it, extra of them,
-// which the init passes on to the command as 3, 4 and on.
-func Prepare(self, path string, argv []string, grace time.Duration, extra int, attr *syscall.ProcAttr) (*Init, []string, error) {
+// appends the command's extra descriptors after it, one after the other,
+// which the init passes on to the command as the numbers in targets.
+func Prepare(self, path string, argv []string, grace time.Duration, targets []int, attr *syscall.ProcAttr) (*Init, []string, error) {
 	if len(attr.Files) != 3 {
 		return nil, nil, fmt.Errorf("init: %d descriptors before the report pipe, want 3", len(attr.Files))
 	}
@@ -76,12 +76,21 @@ func Prepare(self, path string, argv []string, grace time.Duration, extra int, a
 	setNamespaces(attr.Sys)
 	attr.Sys.Pdeathsig = syscall.SIGKILL
 	in := &Init{reports: rd, write: wr, status: make(chan syscall.WaitStatus, 1), stops: make(chan syscall.Signal, 1)}
-	return in, initArgs(grace, extra, path, argv), nil
+	return in, initArgs(grace, targets, path, argv), nil
 }
 
-// initArgs is the init's command line, as Main reads it.
-func initArgs(grace time.Duration, extra int, path string, argv []string) []string {
-	return append([]string{"tether", Arg, strconv.FormatInt(int64(grace), 10), strconv.Itoa(extra), path}, argv...)
+// initArgs is the init's command line, as Main reads it: the targets
+// of the extra descriptors comma-separated, "-" for none.
+func initArgs(grace time.Duration, targets []int, path string, argv []string) []string {
+	ts := "-"
+	if len(targets) > 0 {
+		s := make([]string, len(targets))
+		for i, t := range targets {
+			s[i] = strconv.Itoa(t)
+		}
+		ts = strings.Join(s, ",")
+	}
+	return append([]string{"tether", Arg, strconv.FormatInt(int64(grace), 10), ts, path}, argv...)
 }
 
 // setNamespaces has sys start its process in the namespaces of a
@@ -282,7 +291,7 @@ func Try(self string) error {
 	defer null.Close()
 	attr := &syscall.ProcAttr{Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), null.Fd()}, Sys: &syscall.SysProcAttr{}}
 	setNamespaces(attr.Sys)
-	pid, err := syscall.ForkExec(self, initArgs(0, 0, "/bin/true", []string{"true"}), attr)
+	pid, err := syscall.ForkExec(self, initArgs(0, nil, "/bin/true", []string{"true"}), attr)
 	if err != nil {
 		return fmt.Errorf("new namespaces refused: %w", err)
 	}

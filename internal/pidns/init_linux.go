@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,10 +17,11 @@ import (
 )
 
 // Main is the init of a contained run's PID namespace: args are the
-// grace in nanoseconds, how many extra descriptors the command gets, the
-// command's path and its arguments; file descriptor 3 is the pipe to the
-// supervisor, and the extra descriptors follow it (4 and on), to be the
-// command's 3 and on. It returns the exit status.
+// grace in nanoseconds, the numbers the extra descriptors are to have in
+// the command (comma-separated, "-" for none), the command's path and
+// its arguments; file descriptor 3 is the pipe to the supervisor, and the
+// extra descriptors follow it one after the other (4 and on). It returns
+// the exit status.
 //
 // The command is not the namespace's init, so it keeps the signal
 // semantics it has anywhere else: a namespace's init ignores every
@@ -44,15 +46,10 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "tether-init: bad grace", args[0])
 		return 125
 	}
-	extra, err := strconv.Atoi(args[1])
-	if err != nil || extra < 0 {
-		fmt.Fprintln(os.Stderr, "tether-init: bad count of extra descriptors", args[1])
+	files, ok := extraFiles(args[1])
+	if !ok {
+		fmt.Fprintln(os.Stderr, "tether-init: bad targets of extra descriptors", args[1])
 		return 125
-	}
-	files := []uintptr{0, 1, 2}
-	for fd := 4; fd < 4+extra; fd++ {
-		syscall.CloseOnExec(fd) // the command gets it as fd-1, not twice
-		files = append(files, uintptr(fd))
 	}
 	args = args[1:]
 	syscall.CloseOnExec(3)
@@ -94,6 +91,29 @@ func Main(args []string) int {
 	reportExit(reports, uint32(status))
 	endNamespace(time.Duration(grace), sigchld)
 	return exitcode.Wait(status)
+}
+
+// extraFiles reads the targets of the extra descriptors, which arrive at
+// 4 and on, into the command's descriptors: 0, 1, 2, then each at its
+// target, and where there is none between them, none (-1, closed).
+func extraFiles(arg string) ([]uintptr, bool) {
+	files := []uintptr{0, 1, 2}
+	if arg == "-" {
+		return files, true
+	}
+	for i, t := range strings.Split(arg, ",") {
+		n, err := strconv.Atoi(t)
+		if err != nil || n < len(files) || n > 1<<20 {
+			return nil, false
+		}
+		for len(files) < n {
+			files = append(files, ^uintptr(0))
+		}
+		fd := 4 + i
+		syscall.CloseOnExec(fd) // the command gets it at n, not twice
+		files = append(files, uintptr(fd))
+	}
+	return files, true
 }
 
 // initWait reaps until the command has exited, reporting its stops.

@@ -22,7 +22,7 @@ func startInit(t *testing.T, script string) (*Init, int) {
 		Files: []uintptr{0, os.Stdout.Fd(), os.Stderr.Fd()},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	}
-	in, argv, err := Prepare("/proc/self/exe", "/bin/sh", []string{"sh", "-c", script}, time.Second, 0, attr)
+	in, argv, err := Prepare("/proc/self/exe", "/bin/sh", []string{"sh", "-c", script}, time.Second, nil, attr)
 	if err != nil {
 		t.Fatal(err)
 	}
