@@ -138,8 +138,8 @@ func (c *Child) start() error {
 // list lists the child's tree, with the members kept before that are
 // still the same processes: an orphan leaves the child's subtree (the
 // program is no subreaper) but not the list. Under host.mu.
-func (c *Child) list() []proc.Member {
-	ms, held := c.tree(c.kept)
+func (c *Child) list(t *proc.Trees) []proc.Member {
+	ms, held := c.tree(t, c.kept)
 	if !held && !c.groupGone {
 		c.groupGone = true
 		c.guard.wd.RunGroupGone(c.cfg.RunID)
@@ -150,14 +150,14 @@ func (c *Child) list() []proc.Member {
 // tree lists the child's live tree: the child while it runs, its
 // subtree while its PID is its own (held: it runs, or exited unreaped),
 // and those of known still the same processes, with their subtrees.
-func (c *Child) tree(known []proc.Member) (ms []proc.Member, held bool) {
+func (c *Child) tree(t *proc.Trees, known []proc.Member) (ms []proc.Member, held bool) {
 	fs := proc.Host()
 	st, err := fs.Stat(c.pid)
 	if held = err == nil && c.started != 0 && st.StartTime == c.started; held {
 		if !st.Zombie() {
 			ms = append(ms, proc.Member{PID: c.pid, StartTime: c.started})
 		}
-		ms = append(ms, fs.Subtree(c.pid, 0)...)
+		ms = append(ms, t.Subtree(c.pid, 0)...)
 	}
 	// Of the known, those still below the child are listed already.
 	var rest []proc.Member
@@ -166,7 +166,7 @@ func (c *Child) tree(known []proc.Member) (ms []proc.Member, held bool) {
 			rest = append(rest, m)
 		}
 	}
-	return proc.Unique(append(ms, fs.AliveWithSubtrees(rest)...)), held
+	return proc.Unique(append(ms, t.AliveWithSubtrees(rest)...)), held
 }
 
 // held reports whether the child's PID is still its own: it runs, or it

@@ -91,10 +91,11 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 		searched: time.Now(),
 	}
 	held := make(map[*Child]bool, len(cs))
+	trees := proc.Host().Trees()
 	h.mu.Lock()
 	for _, c := range cs {
 		if !c.groupGone {
-			c.kept = c.list() // for the escalation, not the record: it goes
+			c.kept = c.list(trees) // for the escalation, not the record: it goes
 		}
 		held[c] = !c.groupGone // list has just looked
 		en.seen[c] = slices.Clone(c.kept)
@@ -201,6 +202,7 @@ func (en *ending) look() ([]proc.Member, bool) {
 func (en *ending) trees() ([]proc.Member, map[proc.Member]*Child) {
 	owner := map[proc.Member]*Child{}
 	var all []proc.Member
+	t := proc.Host().Trees() // one look at every child's tree
 	add := func(c *Child, ms []proc.Member) {
 		for _, m := range ms {
 			if owner[m] == nil {
@@ -210,7 +212,7 @@ func (en *ending) trees() ([]proc.Member, map[proc.Member]*Child) {
 		}
 	}
 	for _, c := range en.children {
-		tree, held := c.tree(en.seen[c])
+		tree, held := c.tree(t, en.seen[c])
 		if !held {
 			c.goneGroup()
 		}

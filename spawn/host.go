@@ -207,13 +207,14 @@ func (h *Host) keep() {
 func (h *Host) list() (over []*Child) {
 	// Read before the trees: what is born later is the next search's.
 	mark, markOK := lastPID()
+	look := proc.Host().Trees() // one look at every child's tree
 	h.mu.Lock()
 	h.checkWatchdog()
 	trees := map[*Child][]proc.Member{}
 	var cs, empty []*Child
 	for _, c := range h.children {
 		if !c.stopping {
-			trees[c] = c.list()
+			trees[c] = c.list(look)
 			cs = append(cs, c)
 			if len(trees[c]) == 0 { // the child is on it while it runs
 				empty = append(empty, c)

@@ -277,9 +277,15 @@ func Exec(cmd *exec.Cmd, opts ExecOptions) error {
 	}
 	env = cfg.environ(env)
 	if cmd.Dir != "" {
+		// The process's own directory: put back should the exec fail.
+		was, err := os.Getwd()
+		if err != nil {
+			return &StartError{Err: fmt.Errorf("spawn: Exec: %s: %w", path, err)}
+		}
 		if err := os.Chdir(cmd.Dir); err != nil {
 			return &StartError{Err: fmt.Errorf("spawn: Exec: %s: %w", path, err)}
 		}
+		defer func() { _ = os.Chdir(was) }() // reached only when the exec failed
 	}
 
 	// The parent-death signal belongs to the thread that sets it, and

@@ -381,6 +381,15 @@ func (r *supervisor) prepare(cmd *exec.Cmd) (string, *syscall.ProcAttr, error) {
 		return "", nil, &StartError{Err: err}
 	}
 	r.cfg, r.command = cfg, commandLine(cmd)
+	if cmd.Dir != "" {
+		// As os/exec words it; the fork's own failure (ENOENT) would
+		// read as a command not found.
+		if fi, err := os.Stat(cmd.Dir); err != nil {
+			return "", nil, &StartError{Err: fmt.Errorf("spawn: %s: chdir %s: %w", path, cmd.Dir, err)}
+		} else if !fi.IsDir() {
+			return "", nil, &StartError{Err: fmt.Errorf("spawn: %s: chdir %s: %w", path, cmd.Dir, syscall.ENOTDIR)}
+		}
+	}
 	env := cmd.Environ()
 	if env == nil {
 		env = []string{} // an empty Env is the command's, not os.Environ

@@ -125,6 +125,7 @@ func TestSuperviseCmdRefused(t *testing.T) {
 		{"a directory", exec.Command("/"), true, syscall.EISDIR, "/"},
 		{"not executable", exec.Command(plain), true, fs.ErrPermission, plain},
 		{"no command", &exec.Cmd{}, false, nil, "no command"},
+		{"no such directory", &exec.Cmd{Path: "/bin/true", Dir: "/nonexistent-dir"}, false, fs.ErrNotExist, "chdir /nonexistent-dir"},
 		{"already started", started, false, nil, "already started"},
 		{"own session", &exec.Cmd{Path: "/bin/true", SysProcAttr: &syscall.SysProcAttr{Setsid: true}}, false, nil, "SysProcAttr"},
 	} {

@@ -18,8 +18,12 @@ import (
 // the group cannot be entered (the command is not run outside it), 126
 // or 127 when the command cannot be executed.
 func EnterMain(args []string) int {
+	if len(args) < 3 {
+		fmt.Fprintln(os.Stderr, "tether-enter: want FD PATH ARGV..., with cgroup.procs on FD (3 or more)")
+		return 125
+	}
 	fd, err := strconv.Atoi(args[0])
-	if len(args) < 3 || err != nil || fd < 3 {
+	if err != nil || fd < 3 {
 		fmt.Fprintln(os.Stderr, "tether-enter: want FD PATH ARGV..., with cgroup.procs on FD (3 or more)")
 		return 125
 	}

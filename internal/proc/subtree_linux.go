@@ -26,3 +26,8 @@ func (fs FS) SubtreesOf(roots []int) []Member {
 // childrenLists says that the kernel's lists of children are followed:
 // what Strays reads instead of every process.
 const childrenLists = true
+
+// Subtree is FS.Subtree: the kernel's lists are read afresh for each.
+func (t *Trees) Subtree(root, skip int) []Member { return t.fs.Subtree(root, skip) }
+
+func (t *Trees) subtreesOf(roots []int) []Member { return t.fs.SubtreesOf(roots) }

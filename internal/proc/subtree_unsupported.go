@@ -19,3 +19,28 @@ func (fs FS) SubtreesOf(roots []int) []Member {
 	}
 	return fs.DescendantsOf(roots, 0, 0)
 }
+
+// Subtree is FS.Subtree from the look's one snapshot.
+func (t *Trees) Subtree(root, skip int) []Member {
+	if s := t.snapshot(); s != nil {
+		return s.Descendants([]int{root}, skip, 0)
+	}
+	return nil
+}
+
+func (t *Trees) subtreesOf(roots []int) []Member {
+	if s := t.snapshot(); s != nil && len(roots) > 0 {
+		return s.Descendants(roots, 0, 0)
+	}
+	return nil
+}
+
+// snapshot is the look's one snapshot of the table; nil when it cannot
+// be read.
+func (t *Trees) snapshot() *Snapshot {
+	if !t.taken {
+		t.taken = true
+		t.snap, _ = t.fs.Snapshot()
+	}
+	return t.snap
+}
