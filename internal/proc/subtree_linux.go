@@ -27,6 +27,9 @@ func (fs FS) SubtreesOf(roots []int) []Member {
 // what Strays reads instead of every process.
 const childrenLists = true
 
+// Trees is one look at several trees: see FS.Trees.
+type Trees struct{ fs FS }
+
 // Subtree is FS.Subtree: the kernel's lists are read afresh for each.
 func (t *Trees) Subtree(root, skip int) []Member { return t.fs.Subtree(root, skip) }
 

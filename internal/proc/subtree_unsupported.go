@@ -20,6 +20,13 @@ func (fs FS) SubtreesOf(roots []int) []Member {
 	return fs.DescendantsOf(roots, 0, 0)
 }
 
+// Trees is one look at several trees, from one snapshot: see FS.Trees.
+type Trees struct {
+	fs    FS
+	snap  *Snapshot
+	taken bool
+}
+
 // Subtree is FS.Subtree from the look's one snapshot.
 func (t *Trees) Subtree(root, skip int) []Member {
 	if s := t.snapshot(); s != nil {
