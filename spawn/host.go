@@ -151,7 +151,7 @@ func checkChild(cmd *exec.Cmd, opts ChildOptions) error {
 	if opts.Cgroup < NoCgroup || opts.Cgroup > CgroupRequired {
 		return fmt.Errorf("spawn: Host.Start: %s: CgroupMode %d is none of NoCgroup, CgroupWhereAllowed, CgroupRequired", cmd.Path, opts.Cgroup)
 	}
-	if a := cmd.SysProcAttr; a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || usesCgroupFD(a)) {
+	if setsRunAttrs(cmd.SysProcAttr) {
 		return fmt.Errorf("spawn: Host.Start: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the Host's to set (the child's process group and cgroup are its run's)", cmd.Path)
 	}
 	return nil

@@ -217,6 +217,12 @@ func checkExec(cmd *exec.Cmd) error {
 	return nil
 }
 
+// setsRunAttrs reports whether a sets what a run sets itself: the
+// child's session, process group, terminal or cgroup.
+func setsRunAttrs(a *syscall.SysProcAttr) bool {
+	return a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || usesCgroupFD(a))
+}
+
 // checkCommand refuses a cmd that cannot be started as asked, naming
 // what is wrong: entry is the function asked.
 func checkCommand(entry string, cmd *exec.Cmd) error {
@@ -228,7 +234,7 @@ func checkCommand(entry string, cmd *exec.Cmd) error {
 	case cmd.Err != nil:
 		return lookupError(cmd)
 	}
-	if a := cmd.SysProcAttr; a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || usesCgroupFD(a)) {
+	if setsRunAttrs(cmd.SysProcAttr) {
 		return &StartError{Err: fmt.Errorf("spawn: %s: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the run's to set (its process group, terminal and cgroup)", entry, cmd.Path)}
 	}
 	return nil

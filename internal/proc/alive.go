@@ -81,14 +81,4 @@ func (fs FS) OwnedPIDs(pids []int, uid int) []int {
 // AliveWithSubtrees lists those of ms that are still the processes they
 // name, each with its live descendants: a list of a tree written down
 // earlier, read again once the tree may have scattered.
-func (fs FS) AliveWithSubtrees(ms []Member) []Member {
-	var out []Member
-	var roots []int
-	for _, m := range ms {
-		if fs.Alive(m) {
-			out = append(out, m)
-			roots = append(roots, m.PID)
-		}
-	}
-	return append(out, fs.SubtreesOf(roots)...)
-}
+func (fs FS) AliveWithSubtrees(ms []Member) []Member { return fs.Trees().AliveWithSubtrees(ms) }

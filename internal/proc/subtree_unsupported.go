@@ -36,7 +36,10 @@ func (t *Trees) Subtree(root, skip int) []Member {
 }
 
 func (t *Trees) subtreesOf(roots []int) []Member {
-	if s := t.snapshot(); s != nil && len(roots) > 0 {
+	if len(roots) == 0 {
+		return nil // no snapshot taken for none
+	}
+	if s := t.snapshot(); s != nil {
 		return s.Descendants(roots, 0, 0)
 	}
 	return nil
