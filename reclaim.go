@@ -142,7 +142,7 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 		fmt.Fprintf(&b, "reclaimed %d of %d selected (%d found)\n", done, selected, len(rep.Results))
 	}
 	for _, p := range rep.Ports {
-		fmt.Fprintf(&b, "port %d: %s\n", p.Port, portText(p, rep.DryRun))
+		fmt.Fprintf(&b, "port %d: %s\n", p.Port, portText(rep.Summary, p, rep.DryRun))
 	}
 	// Reasons quote what processes hold: every line is made safe.
 	lines := strings.SplitAfter(b.String(), "\n")
@@ -156,12 +156,16 @@ func writeReclaim(w io.Writer, rep reclaimReport) error {
 	return err
 }
 
-func portText(p reclaim.PortState, dryRun bool) string {
+func portText(sum reclaim.Summary, p reclaim.PortState, dryRun bool) string {
 	switch {
 	case p.Free:
 		return "free"
 	case len(p.Left) > 0:
-		return "held by " + strings.Join(p.Left, "; ")
+		left := make([]string, len(p.Left))
+		for i, l := range p.Left {
+			left[i] = leftText(sum, p, l)
+		}
+		return "held by " + strings.Join(left, "; ")
 	case dryRun:
 		return "held by " + joinInts(p.Holders) + "; would be freed"
 	}
@@ -188,7 +192,7 @@ func outcomeText(r reclaim.Result) string {
 		}
 		return "would be signalled (" + string(r.Verdict) + ")"
 	case reclaim.Gone:
-		return strings.Join(r.Signals, ", then ") + ": gone"
+		return sentText(r.Signals) + ": gone"
 	case reclaim.AlreadyGone:
 		return "gone before it was signalled"
 	case reclaim.Changed:
@@ -196,7 +200,7 @@ func outcomeText(r reclaim.Result) string {
 	default:
 		s := string(r.Outcome)
 		if len(r.Signals) > 0 {
-			s = strings.Join(r.Signals, ", then ") + ": " + s
+			s = sentText(r.Signals) + ": " + s
 		}
 		return s + ": " + r.Why
 	}
@@ -213,7 +217,38 @@ func hint(sum reclaim.Summary) {
 		}
 		r.Why = withHint(r.Why, r.Reason)
 	}
-	sum.ExplainLeft()
+}
+
+// leftText is a holder the reclaim left on port p, and why, in the words
+// of its Result (which hint has given their flags).
+func leftText(sum reclaim.Summary, p reclaim.PortState, l reclaim.LeftHolder) string {
+	switch l.Why {
+	case reclaim.LeftTookAgain:
+		for _, r := range p.Again {
+			if r.PID == l.PID {
+				return r.String()
+			}
+		}
+	case reclaim.LeftOutOfSight:
+		return fmt.Sprintf("a process of uid %d that tether cannot see", l.UID)
+	case reclaim.LeftNotEnded, reclaim.LeftNotSelected:
+		if r, ok := sum.Result(l.PID); ok {
+			if l.Why == reclaim.LeftNotEnded {
+				return fmt.Sprintf("PID %d: %s %s", l.PID, r.Outcome, r.Why)
+			}
+			return fmt.Sprintf("PID %d: %s", l.PID, r.Why)
+		}
+	}
+	return fmt.Sprintf("PID %d: bound the port while tether looked", l.PID)
+}
+
+// sentText is what a reclaim sent a process, in order.
+func sentText(sent []reclaim.Sent) string {
+	s := make([]string, len(sent))
+	for i, x := range sent {
+		s[i] = x.String()
+	}
+	return strings.Join(s, ", then ")
 }
 
 // withHint is why, followed by the flag of reclaim's that would have

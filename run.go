@@ -63,7 +63,7 @@ func runRun(c *cli.Context) error {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	if c.Bool("exec") {
-		return startError(spawn.Exec(cmd, spawn.ExecOptions{Stamp: cfg.Stamp, OutliveParent: cfg.OutliveParent}), true, cfg.Signal)
+		return startError(spawn.Exec(cmd, spawn.ExecOptions{Stamp: cfg.Stamp, Markers: cfg.Markers, Signal: cfg.Signal, OutliveParent: cfg.OutliveParent}), true, cfg.Signal)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if cfg.Contain != spawn.NoContainment {
@@ -90,11 +90,11 @@ func runConfig(c *cli.Context, args []string) (spawn.Options, []uint16, error) {
 		return spawn.Options{}, nil, err
 	}
 	cfg := spawn.Options{
-		Stamp:         spawn.Stamp{Markers: m, Name: c.String("name")},
+		Stamp:         probe.Stamp{Name: c.String("name")},
+		Markers:       m,
 		Grace:         c.Duration("grace"),
 		OutliveParent: c.Bool("outlive-parent"),
 		Forking:       c.Bool("forking"),
-		Reexec:        true,
 		LeaveDir:      true,
 		DieBySignal:   true,
 		SoleReaper:    true,

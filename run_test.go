@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"syscall"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -22,7 +23,7 @@ func TestPortRefusal(t *testing.T) {
 			Ports:  []reclaim.Listener{{Proto: "tcp", Port: 8080}},
 		}
 	}
-	ended := reclaim.Result{Process: holder(40, probe.Stranded), Selected: true, Outcome: reclaim.Gone, Signals: []string{"TERM"}}
+	ended := reclaim.Result{Process: holder(40, probe.Stranded), Selected: true, Outcome: reclaim.Gone, Signals: []reclaim.Sent{{Signal: syscall.SIGTERM}}}
 	for _, tt := range []struct {
 		name string
 		sum  reclaim.Summary
@@ -42,7 +43,7 @@ func TestPortRefusal(t *testing.T) {
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{43}}},
 		}, "tether run: port 8080 is held by PID 43 (server --flag): supervised by 7 (alive); --replace would end it through its tether; 1 other holder(s) ended"},
 		{"survived", reclaim.Summary{
-			Results: []reclaim.Result{{Process: holder(44, probe.Stranded), Selected: true, Outcome: reclaim.Survived, Why: "still alive 1s after SIGKILL", Signals: []string{"TERM", "KILL"}}},
+			Results: []reclaim.Result{{Process: holder(44, probe.Stranded), Selected: true, Outcome: reclaim.Survived, Why: "still alive 1s after SIGKILL", Signals: []reclaim.Sent{{Signal: syscall.SIGTERM}, {Signal: syscall.SIGKILL}}}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{44}}},
 		}, "tether run: port 8080: holder PID 44 (server --flag) not ended: survived still alive 1s after SIGKILL"},
 		{"out of sight", reclaim.Summary{

@@ -80,9 +80,9 @@ type PortState struct {
 	// Hidden are the owners (uids) of sockets on the port whose holding
 	// process could not be seen.
 	Hidden []int `json:"hidden_owners,omitempty"`
-	// Left says, for a port that is held after a reclaim (or would be
-	// after a dry run), each holder left and why: "PID 42: foreign: …".
-	Left []string `json:"left,omitempty"`
+	// Left is, for a port that is held after a reclaim (or would be
+	// after a dry run), each holder left and why.
+	Left []LeftHolder `json:"left,omitempty"`
 	// Again are the processes that took the port again after the
 	// reclaim freed it, within [Action.Settle].
 	Again []Retaker `json:"taken_again,omitempty"`

@@ -38,8 +38,8 @@ func (s Summary) PortsFree() bool {
 	return true
 }
 
-// result is the result for pid, and whether there is one.
-func (s Summary) result(pid int) (Result, bool) {
+// Result is the result for pid, and whether there is one.
+func (s Summary) Result(pid int) (Result, bool) {
 	for _, r := range s.Results {
 		if r.PID == pid {
 			return r, true
@@ -81,7 +81,7 @@ func Reclaim(ctx context.Context, f Filter, act Action) (Summary, error) {
 		sum.Ports = after(sockets.Unique(f.Ports), f.Proto, s.holders, results)
 		settle(ctx, sum.Ports, freed(s.ports, sum.Ports), f.Proto, act.Settle, startersOf(results), began)
 	}
-	sum.ExplainLeft()
+	sum.explainLeft()
 	if err := ctx.Err(); err != nil {
 		return sum, fmt.Errorf("reclaim cut short: %w", err)
 	}
@@ -100,40 +100,3 @@ func freed(before, after []PortState) []uint16 {
 	return out
 }
 
-// ExplainLeft names, for each port still held (or that a dry run would
-// leave held), each holder left and why (its [Result.Why]): what a caller
-// asked to free a port needs to know to free it. Reclaim calls it; a
-// caller that words the results' Why anew (with its own hints) calls it
-// again.
-func (s Summary) ExplainLeft() {
-	for i := range s.Ports {
-		st := &s.Ports[i]
-		st.Left = nil
-		if st.Free {
-			continue
-		}
-		again := map[int]bool{}
-		for _, r := range st.Again {
-			again[r.PID] = true
-			st.Left = append(st.Left, r.String())
-		}
-		for _, pid := range st.Holders {
-			if again[pid] {
-				continue
-			}
-			r, ok := s.result(pid)
-			switch {
-			case !ok:
-				st.Left = append(st.Left, fmt.Sprintf("PID %d: bound the port while tether looked", pid))
-			case r.Outcome == WouldSignal:
-			case r.Selected:
-				st.Left = append(st.Left, fmt.Sprintf("PID %d: %s %s", pid, r.Outcome, r.Why))
-			default:
-				st.Left = append(st.Left, fmt.Sprintf("PID %d: %s", pid, r.Why))
-			}
-		}
-		for _, uid := range st.Hidden {
-			st.Left = append(st.Left, fmt.Sprintf("a process of uid %d that tether cannot see", uid))
-		}
-	}
-}

@@ -187,7 +187,7 @@ func TestReclaimByPort(t *testing.T) {
 				t.Errorf("proto %s, want %s", hs[0].Listener.Proto, proto)
 			}
 			rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: 5 * time.Second}))
-			if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Gone || strings.Join(rs[0].Signals, ",") != "TERM" {
+			if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Gone || sentNames(rs[0].Signals) != "TERM" {
 				t.Fatalf("%v %+v", err, rs)
 			}
 			proctest.Eventually(t, "port free", func() bool {
@@ -223,7 +223,7 @@ func TestStrandedIgnoringTERMIsKilled(t *testing.T) {
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("%v %+v", err, rs)
 	}
-	if rs[0].Outcome != reclaim.Gone || strings.Join(rs[0].Signals, ",") != "TERM,KILL" {
+	if rs[0].Outcome != reclaim.Gone || sentNames(rs[0].Signals) != "TERM,KILL" {
 		t.Errorf("%+v", rs[0])
 	}
 	proctest.Eventually(t, "gone", func() bool { return !alive(p) })
@@ -245,7 +245,7 @@ func TestReclaimContextCutsGraceShort(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Reclaim error = %v, want one that wraps context.DeadlineExceeded", err)
 	}
-	if len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Gone || strings.Join(sum.Results[0].Signals, ",") != "TERM,KILL" {
+	if len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Gone || sentNames(sum.Results[0].Signals) != "TERM,KILL" {
 		t.Errorf("results = %+v, want the holder gone by TERM then KILL", sum.Results)
 	}
 	proctest.Eventually(t, "gone", func() bool { return !alive(p) })
@@ -461,3 +461,12 @@ func BenchmarkFindByPort(b *testing.B) {
 
 // results is the per-process part of a reclaim's summary.
 func results(s reclaim.Summary, err error) ([]reclaim.Result, error) { return s.Results, err }
+
+// sentNames is what a reclaim sent, as "TERM,KILL".
+func sentNames(sent []reclaim.Sent) string {
+	s := make([]string, len(sent))
+	for i, x := range sent {
+		s[i] = x.String()
+	}
+	return strings.Join(s, ",")
+}

@@ -64,8 +64,8 @@ type Result struct {
 	// Reason is the kind of reason a Skipped (or Changed, no longer
 	// selected) process was left out; "" for another outcome. Why says it
 	// in words, and names no flag: a caller renders what would include it.
-	Reason  Reason   `json:"-"`
-	Signals []string `json:"signals,omitempty"` // the signals sent, in order: TERM, KILL
+	Reason  Reason `json:"-"`
+	Signals []Sent `json:"signals,omitempty"` // what was sent, in order: TERM, KILL
 }
 
 // ended reports whether the process is gone, by tether's hand or its own.
@@ -142,7 +142,7 @@ func stopContainers(held []*Result, grace time.Duration) {
 		for _, r := range rs {
 			r.Outcome, r.Why = outcome, why
 			if outcome != Failed {
-				r.Signals = []string{"stopped through " + m.Engine}
+				r.Signals = []Sent{{Engine: m.Engine}}
 			}
 		}
 	}
@@ -352,7 +352,7 @@ func (e *escalation) send(m proc.Member, sig syscall.Signal) error {
 	err := t.h.Signal(sig)
 	switch {
 	case err == nil:
-		t.r.Signals = append(t.r.Signals, proc.SignalName(sig))
+		t.r.Signals = append(t.r.Signals, Sent{Signal: sig})
 	case !errors.Is(err, proc.ErrGone):
 		t.sendErr = err
 	}
@@ -363,7 +363,7 @@ func (e *escalation) send(m proc.Member, sig syscall.Signal) error {
 // supervises: it passes the signal on to its whole run.
 func sendVia(t *target, sig syscall.Signal, sent map[int]bool) error {
 	if sent[t.viaPID] {
-		t.r.Signals = append(t.r.Signals, proc.SignalName(sig)+" (to its supervisor)")
+		t.r.Signals = append(t.r.Signals, Sent{Signal: sig, ToSupervisor: true})
 		return nil
 	}
 	if err := t.via.Signal(sig); err != nil {
@@ -372,12 +372,12 @@ func sendVia(t *target, sig syscall.Signal, sent map[int]bool) error {
 		t.via = nil
 		err = t.h.Signal(sig)
 		if err == nil {
-			t.r.Signals = append(t.r.Signals, proc.SignalName(sig))
+			t.r.Signals = append(t.r.Signals, Sent{Signal: sig})
 		}
 		return err
 	}
 	sent[t.viaPID] = true
-	t.r.Signals = append(t.r.Signals, proc.SignalName(sig)+" (to its supervisor)")
+	t.r.Signals = append(t.r.Signals, Sent{Signal: sig, ToSupervisor: true})
 	return nil
 }
 

@@ -5,21 +5,35 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
-	"github.com/tetherproc/tether/procid"
+	"github.com/tetherproc/tether/probe"
 )
 
 // Options is how [Supervise] tethers and supervises its command: its
-// stamp, the supervisor stamped, and how the run is supervised. The
+// stamp, its parent-death signal, and how the run is supervised. The
 // command itself is an [exec.Cmd]. [Exec] takes [ExecOptions], a [Host]'s
 // children [ChildOptions]. The zero value of each field is a sensible
 // default.
+//
+// Nothing here asks for a watchdog: a program whose main calls [Init]
+// first gets one with every run (this program started again, which ends
+// the whole tree should the supervisor be killed with SIGKILL, when no
+// cleanup code of the supervisor's own survives), and may contain a run
+// in a PID namespace, whose init is this program too.
 type Options struct {
-	Stamp
-	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
-	// process, or with Exec its parent.
-	Supervisor procid.ID
+	// Stamp is what the command's markers say; each zero field is
+	// filled in: Name from the command's base name (each character
+	// outside A-Z a-z 0-9 . _ - made '_'), Supervisor the calling
+	// process, RunID a new random one (32 lowercase hex digits),
+	// PIDNamespace the calling process's.
+	probe.Stamp
+	// Markers names the marker and name variables; default TETHER and
+	// TETHER_NAME.
+	Markers probe.Markers
+	// Signal is the command's parent-death signal; default SIGTERM.
+	Signal syscall.Signal
 
 	// Supervision.
 
@@ -45,13 +59,6 @@ type Options struct {
 	// (without Forking): what a caller may want to tell its user. The
 	// library itself writes nothing.
 	OnDaemonEnded func(pid int, comm string)
-	// Reexec says that this program's main calls [Init] first, so that
-	// Supervise may start it again (selfPath) as its watchdog, which ends
-	// the whole tree should the supervisor be killed with SIGKILL (no
-	// cleanup code of the supervisor's own survives that), and as the
-	// init of a contained run's PID namespace. Without it there is no
-	// watchdog, and Contain cannot use a PID namespace.
-	Reexec bool
 	// DieBySignal has Supervise, when the command dies of a signal, end
 	// the calling process by the same signal after its cleanup instead of
 	// returning 128+N, so that its caller sees it killed (a shell loop
@@ -85,13 +92,18 @@ type Options struct {
 }
 
 // ExecOptions is how [Exec] tethers the command it becomes: its stamp,
-// the supervisor stamped (default the calling process's parent), and
-// whether it outlives that parent. There is no run to supervise.
+// its parent-death signal, and whether it outlives its parent. There is
+// no run to supervise.
 type ExecOptions struct {
-	Stamp
-	// Supervisor is stamped as TETHER_SUPERVISOR; default the calling
-	// process's parent, whose death the command is tied to.
-	Supervisor procid.ID
+	// Stamp is what the command's markers say, filled in as
+	// [Options.Stamp] is, except that the Supervisor is by default the
+	// calling process's parent, whose death the command is tied to.
+	probe.Stamp
+	// Markers names the marker and name variables; default TETHER and
+	// TETHER_NAME.
+	Markers probe.Markers
+	// Signal is the command's parent-death signal; default SIGTERM.
+	Signal syscall.Signal
 	// OutliveParent arms no parent-death signal: the command keeps
 	// running when the parent dies.
 	OutliveParent bool
@@ -146,18 +158,6 @@ func (e *StartError) Error() string { return e.Err.Error() }
 
 // Unwrap gives the cause, for errors.Is and errors.As.
 func (e *StartError) Unwrap() error { return e.Err }
-
-// HostOptions is how a [Host] is made; the zero value is a Host with no
-// watchdog.
-type HostOptions struct {
-	// Reexec says that this program's main calls [Init] first, so that
-	// the Host may start the program again as its watchdog: one process,
-	// started with the first child, that ends every child's tree should
-	// the program be killed with SIGKILL. Without it, only the children
-	// themselves are tied to the program (the parent-death signal), not
-	// what they start.
-	Reexec bool
-}
 
 // ErrHostClosed is returned by [Host.Start] once [Host.Close] was called.
 var ErrHostClosed = errors.New("spawn: host closed")

@@ -40,21 +40,22 @@
 // SIGKILL, its watchdog (internal/watchdog, a second process started
 // before the command) ends every process that carries the run id. The
 // watchdog, and the init of a contained run's PID namespace
-// (internal/pidns), are this program started again: with
-// [Options.Reexec], main calls [Init] first, which runs them.
+// (internal/pidns), are this program started again: main calls [Init]
+// first, which runs them, and its call is what allows them (a program
+// whose main does not call it gets no watchdog, and no PID namespace).
 //
 // On macOS, which has no parent-death signal and no subreaper, Supervise
-// takes the portable path (platform_portable.go): the caller is followed
-// by a kqueue event, the tree is found by parent links, its process group
-// and its run id, and the watchdog alone covers the command should the
-// supervisor be killed; Exec, which would leave nothing to cover it, is
-// refused. The tetherportable build tag has Linux take the same path, so
+// and a Host take the portable path (platform_portable.go): the caller is
+// followed by a kqueue event, the tree is found by parent links, its
+// process group and its run id, and the watchdog alone covers the command
+// should the supervisor be killed; Exec, which would leave nothing to
+// cover it, is refused. The tetherportable build tag has Linux take the same path, so
 // that it is tested in Linux CI.
 //
 // Limits: the parent-death signal reaches only the direct child; grandchildren
-// are cleaned up by the supervisor, the Host, or their watchdog. A Host
-// needs Linux's parent-death signal; elsewhere NewHost returns an error
-// that is an [errors.ErrUnsupported] rather than start a child that
-// nothing would tie to its parent, as do Supervise and Exec on systems
-// other than Linux and macOS.
+// are cleaned up by the supervisor, the Host, or their watchdog. A macOS
+// Host's children have no parent-death signal: [Host.Guarantees] says
+// what holds there. On systems other than Linux and macOS, NewHost,
+// Supervise and Exec return an error that is an [errors.ErrUnsupported]
+// rather than start a child that nothing would tie to its parent.
 package spawn

@@ -10,10 +10,10 @@ import (
 
 // A program that runs on Linux and macOS reads what its Host guarantees
 // rather than assuming it: on macOS ParentDeathSignal and Cgroups are
-// false, and only the watchdog (Reexec) outlives a SIGKILL of the
+// false, and only the watchdog (which main's call of spawn.Init allows) outlives a SIGKILL of the
 // program.
 func ExampleHost_Guarantees() {
-	host, err := spawn.NewHost(spawn.HostOptions{Reexec: true})
+	host, err := spawn.NewHost()
 	if err != nil {
 		panic(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -18,7 +19,7 @@ import (
 // its own process group, and gets SIGTERM if the program dies. The
 // command stays the program's to wait for.
 func ExampleHost_Start() {
-	host, err := spawn.NewHost(spawn.HostOptions{})
+	host, err := spawn.NewHost()
 	if err != nil {
 		panic(err)
 	}
@@ -26,7 +27,7 @@ func ExampleHost_Start() {
 	cmd := exec.Command("/bin/sh", "-c", `echo "TETHER=$TETHER TETHER_NAME=$TETHER_NAME"`)
 	var out strings.Builder
 	cmd.Stdout = &out
-	if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "web"}}); err != nil {
+	if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "web"}}); err != nil {
 		panic(err)
 	}
 	if err := cmd.Wait(); err != nil {
@@ -39,12 +40,12 @@ func ExampleHost_Start() {
 // Supervise is tether run: the command runs in the calling process's
 // care, and what it leaves behind (here a background sleep, in a session
 // of its own) is ended when it exits. The status is the command's own.
-// A program that sets Reexec calls spawn.Init first in its main.
+// Its main calls spawn.Init first, which gives the run a watchdog.
 func ExampleSupervise() {
 	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 60 & exit 3")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr // nil is /dev/null, as in os/exec
 	status, err := spawn.Supervise(context.Background(), cmd, spawn.Options{
-		Stamp: spawn.Stamp{Name: "build"},
+		Stamp: probe.Stamp{Name: "build"},
 		Grace: 0, // KILL right after TERM for what is left
 	})
 	if err != nil {
@@ -58,15 +59,15 @@ func ExampleSupervise() {
 // one Host and starts its children through it. At start it ends what an
 // earlier instance of itself left running, found by the children's
 // name; it stops one child with its whole tree, and closes the Host
-// before it exits. With Reexec, main calls spawn.Init first: the Host
-// starts the program again as the watchdog that ends every child's tree
+// before it exits. Its main calls spawn.Init first: the Host starts the
+// program again as the watchdog that ends every child's tree
 // should the program be killed with SIGKILL.
 func ExampleHost() {
 	// What a crashed earlier instance stranded: its children's name.
 	if _, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Name: "example-agent"}, reclaim.Action{Grace: 2 * time.Second}); err != nil {
 		panic(err)
 	}
-	host, err := spawn.NewHost(spawn.HostOptions{Reexec: true})
+	host, err := spawn.NewHost()
 	if err != nil {
 		panic(err)
 	}
@@ -77,7 +78,7 @@ func ExampleHost() {
 		// Each agent starts a helper of its own, in a session of its
 		// own, which its Stop ends with it.
 		cmd := exec.Command("/bin/sh", "-c", "setsid sleep 60 & exec sleep 60")
-		c, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "example-agent"}, Grace: time.Second})
+		c, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "example-agent"}, Grace: time.Second})
 		if err != nil {
 			panic(err)
 		}
@@ -105,13 +106,13 @@ func ExampleHost() {
 // the grace ends there. Here the child ignores TERM, so the deadline
 // has it killed.
 func ExampleChild_Stop() {
-	host, err := spawn.NewHost(spawn.HostOptions{})
+	host, err := spawn.NewHost()
 	if err != nil {
 		panic(err)
 	}
 	defer host.Close(context.Background())
 	cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; sleep 60 & wait")
-	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "stubborn"}, Grace: time.Minute})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "stubborn"}, Grace: time.Minute})
 	if err != nil {
 		panic(err)
 	}
@@ -129,7 +130,7 @@ func ExampleChild_Stop() {
 // program waits for that before it uses it, and stops waiting at once
 // should the child die first.
 func ExampleHost_Start_waitForPort() {
-	host, err := spawn.NewHost(spawn.HostOptions{})
+	host, err := spawn.NewHost()
 	if err != nil {
 		panic(err)
 	}
@@ -142,7 +143,7 @@ func ExampleHost_Start_waitForPort() {
 	l.Close()
 	cmd := exec.Command("perl", "-MIO::Socket::INET", "-e",
 		`my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:$ARGV[0]", Listen => 5, ReuseAddr => 1) or die $!; sleep 60`, strconv.Itoa(port))
-	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "example-server"}})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "example-server"}})
 	if err != nil {
 		panic(err)
 	}

@@ -39,7 +39,8 @@ import (
 // Should the program be killed with SIGKILL (by the OOM killer, a CI
 // runner's timeout), which no cleanup code survives, the parent-death
 // signal reaches the children, and one watchdog process for the whole
-// program ([HostOptions.Reexec]), told of each child's run, group and
+// program (this program started again, which its main's call of [Init]
+// allows), told of each child's run, group and
 // cgroup as it starts, ends what the children left: grandchildren in
 // sessions of their own, renamed ones, daemons. A program started again
 // after a crash finds what an earlier instance left by its name with
@@ -47,13 +48,15 @@ import (
 //
 // A Host is safe for concurrent use.
 type Host struct {
-	opts HostOptions
+	// noWatchdog has the Host start none although main called Init:
+	// for the tests that measure or check a Host without one.
+	noWatchdog bool
 
 	mu       sync.Mutex
 	children map[string]*Child // by run id, until each is over
 	closed   bool
 	// guard holds the host's watchdog, started with the first child
-	// (none without Reexec), which every child's run shares.
+	// (none unless main called Init), which every child's run shares.
 	guard guard
 	// quit ends the keeper, which keeps the list of the trees for the
 	// watchdog, and the run records.
@@ -77,14 +80,16 @@ type Host struct {
 func (h *Host) Guarantees() Guarantees {
 	g := platformGuarantees
 	g.NoPIDReuse = pidfds()
-	g.Watchdog = h.opts.Reexec && initCalled && selfPath() != ""
+	g.Watchdog = watchdogAllowed() && !h.noWatchdog
 	return g
 }
 
 // NewHost makes the program's Host. Nothing is started until the first
-// child is: a Host that never starts one costs nothing.
-func NewHost(opts HostOptions) (*Host, error) {
-	return &Host{opts: opts, children: map[string]*Child{}, quit: make(chan struct{})}, nil
+// child is: a Host that never starts one costs nothing. Its watchdog,
+// started with the first child, is this program started again: there is
+// one when the program's main calls [Init] first, and none otherwise.
+func NewHost() (*Host, error) {
+	return &Host{children: map[string]*Child{}, quit: make(chan struct{})}, nil
 }
 
 // Start tethers cmd and starts it, in place of [exec.Cmd.Start], and
@@ -158,14 +163,9 @@ func checkChild(cmd *exec.Cmd, opts ChildOptions) error {
 }
 
 // watch starts, with the first child, what covers the children: the
-// watchdog (with Reexec) and the keeper. Under h.mu.
+// watchdog (when main called Init) and the keeper. Under h.mu.
 func (h *Host) watch() error {
-	if h.guard.started == 0 && h.opts.Reexec {
-		if !initCalled {
-			// The program started again would run its main, not
-			// the watchdog.
-			return errors.New("spawn: Host with Reexec: the program's main must call spawn.Init first")
-		}
+	if h.guard.started == 0 && watchdogAllowed() && !h.noWatchdog {
 		wd, err := watchdog.StartHost(selfPath(), nil, nil)
 		if err != nil {
 			return fmt.Errorf("spawn: start the host's watchdog: %w", err)

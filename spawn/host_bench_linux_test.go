@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -54,11 +55,11 @@ func BenchmarkHostStartStop100(b *testing.B) {
 		}
 	})
 	for _, opts := range []struct {
-		name string
-		spawn.HostOptions
-	}{{"host", spawn.HostOptions{}}, {"host+watchdog", spawn.HostOptions{Reexec: true}}} {
+		name    string
+		newHost func() (*spawn.Host, error)
+	}{{"host", spawn.NewHostWithoutWatchdog}, {"host+watchdog", spawn.NewHost}} {
 		b.Run(opts.name, func(b *testing.B) {
-			h, err := spawn.NewHost(opts.HostOptions)
+			h, err := opts.newHost()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -66,7 +67,7 @@ func BenchmarkHostStartStop100(b *testing.B) {
 			for b.Loop() {
 				for i := 0; i < 100; i++ {
 					cmd := exec.Command("/bin/sleep", "60")
-					c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "bench"}})
+					c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "bench"}})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -116,14 +117,14 @@ func floorStartStop(starts chan<- func(), env []string) error {
 func BenchmarkHostClose100(b *testing.B) {
 	b.StopTimer()
 	for range b.N {
-		h, err := spawn.NewHost(spawn.HostOptions{})
+		h, err := spawn.NewHostWithoutWatchdog()
 		if err != nil {
 			b.Fatal(err)
 		}
 		cmds := make([]*exec.Cmd, 100)
 		for i := range cmds {
 			cmds[i] = exec.Command("/bin/sh", "-c", "trap '' TERM; exec /bin/sleep 60")
-			if _, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: spawn.Stamp{Name: "bench"}, Grace: 500 * time.Millisecond}); err != nil {
+			if _, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: probe.Stamp{Name: "bench"}, Grace: 500 * time.Millisecond}); err != nil {
 				b.Fatal(err)
 			}
 		}

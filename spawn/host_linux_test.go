@@ -18,12 +18,16 @@ import (
 	"github.com/tetherproc/tether/spawn"
 )
 
-func newHost(t *testing.T, opts spawn.HostOptions) *spawn.Host {
+func newHost(t *testing.T, watchdog bool) *spawn.Host {
 	t.Helper()
 	// The leak check is registered first, so that it runs after the
 	// Close below.
 	proctest.Env(t)
-	h, err := spawn.NewHost(opts)
+	newHost := spawn.NewHostWithoutWatchdog
+	if watchdog {
+		newHost = spawn.NewHost
+	}
+	h, err := newHost()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +54,11 @@ func alive(m proc.Member) bool {
 // The child is stamped with its own run id and name, and a supervisor
 // that is this program; cmd stays the caller's to wait for.
 func TestHostStartStamps(t *testing.T) {
-	h := newHost(t, spawn.HostOptions{})
+	h := newHost(t, false)
 	cmd := hostCommand(t, `echo "$TETHER_NAME $TETHER_RUN_ID $TETHER_SUPERVISOR"`)
 	var out strings.Builder
 	cmd.Stdout = &out
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "stamped"}})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "stamped"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +77,7 @@ func TestHostStartStamps(t *testing.T) {
 // A child whose command exits and leaves nothing is over by itself: the
 // Host lets go of it at its next tick.
 func TestHostChildOverByItself(t *testing.T) {
-	h := newHost(t, spawn.HostOptions{})
+	h := newHost(t, false)
 	cmd := hostCommand(t, "exit 3")
 	if _, err := h.Start(cmd, spawn.ChildOptions{}); err != nil {
 		t.Fatal(err)
@@ -89,12 +93,12 @@ func TestHostChildOverByItself(t *testing.T) {
 // grandchild in a session of its own that cleared its environment of
 // the run id is found by the list of the tree kept since.
 func TestHostStopEndsWhatTheChildLeft(t *testing.T) {
-	h := newHost(t, spawn.HostOptions{})
+	h := newHost(t, false)
 	// The child lives through two ticks: its grandchild is listed.
 	cmd := hostCommand(t, "setsid env -i sleep 60 >/dev/null & echo $!; sleep 0.6")
 	var out strings.Builder
 	cmd.Stdout = &out
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "leaver"}})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "leaver"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,10 +132,10 @@ func TestHostContainCgroup(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (a cgroup of its own)")
 	}
-	h := newHost(t, spawn.HostOptions{})
+	h := newHost(t, false)
 	cmd := hostCommand(t, "(setsid env -i sleep 60 &); echo started; exec sleep 60")
 	stdout, _ := cmd.StdoutPipe()
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "contained"}, Cgroup: spawn.CgroupRequired})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "contained"}, Cgroup: spawn.CgroupRequired})
 	if portable {
 		var ce *spawn.ContainError
 		if !errors.As(err, &ce) {
@@ -199,7 +203,7 @@ func cgroupOf(pid int) string {
 // cgroup's SysProcAttr fields, a run id in use, and every child once
 // it is closed.
 func TestHostRefuses(t *testing.T) {
-	h := newHost(t, spawn.HostOptions{})
+	h := newHost(t, false)
 	if _, err := h.Start(exec.Command("/bin/true"), spawn.ChildOptions{Cgroup: spawn.CgroupMode(7)}); err == nil || !strings.Contains(err.Error(), "CgroupMode 7") {
 		t.Errorf("CgroupMode 7: %v; want it refused, named", err)
 	}
@@ -219,7 +223,7 @@ func TestHostRefuses(t *testing.T) {
 		t.Errorf("SysProcAttr.Setsid: %v; want it refused, named", err)
 	}
 	first := hostCommand(t, "exec sleep 60")
-	c, err := h.Start(first, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "first"}})
+	c, err := h.Start(first, spawn.ChildOptions{Stamp: probe.Stamp{Name: "first"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +242,7 @@ func TestHostRefuses(t *testing.T) {
 // The host's watchdog, killed, is replaced: one watchdog for the whole
 // program, never none.
 func TestHostWatchdogReplaced(t *testing.T) {
-	h := newHost(t, spawn.HostOptions{Reexec: true})
+	h := newHost(t, true)
 	if _, err := h.Start(hostCommand(t, "exec sleep 60"), spawn.ChildOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +280,7 @@ func hostWatchdog(t *testing.T) []int {
 // Each process of the tree gets one TERM: the group's, or its own, never
 // both (a second TERM is "force quit" to many servers).
 func TestHostStopSendsOneTERM(t *testing.T) {
-	h := newHost(t, spawn.HostOptions{})
+	h := newHost(t, false)
 	cmd := hostCommand(t, `trap 'echo term' TERM; echo ready; while :; do sleep 0.05; done`)
 	out, _ := cmd.StdoutPipe()
 	c, err := h.Start(cmd, spawn.ChildOptions{Grace: 500 * time.Millisecond})
@@ -299,7 +303,7 @@ func TestHostStopSendsOneTERM(t *testing.T) {
 // A context that ends before a child that ignores TERM is gone ends the
 // grace: Stop kills it and returns, well before its Grace of a minute.
 func TestHostStopContext(t *testing.T) {
-	h := newHost(t, spawn.HostOptions{})
+	h := newHost(t, false)
 	cmd := hostCommand(t, `trap '' TERM; echo ready; while :; do sleep 0.05; done`)
 	out, _ := cmd.StdoutPipe()
 	c, err := h.Start(cmd, spawn.ChildOptions{Grace: time.Minute})
@@ -330,13 +334,13 @@ func TestHostStopContext(t *testing.T) {
 // stop's deadline, past which every member gets KILL, whatever the
 // child's Grace.
 func TestHostCommandContext(t *testing.T) {
-	h := newHost(t, spawn.HostOptions{})
+	h := newHost(t, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "setsid env -i sleep 60 >/dev/null & echo $!; sleep 60")
 	cmd.Env = append(os.Environ(), proctest.Env(t)...)
 	out, _ := cmd.StdoutPipe()
-	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "withctx"}, Grace: 5 * time.Second}); err != nil {
+	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "withctx"}, Grace: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	gc, err := strconv.Atoi(proctest.ReadLine(t, out))
@@ -363,7 +367,7 @@ func TestHostCommandContext(t *testing.T) {
 	cmd.Env = append(os.Environ(), proctest.Env(t)...)
 	cmd.WaitDelay = 300 * time.Millisecond
 	out, _ = cmd.StdoutPipe()
-	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "stubborn"}, Grace: time.Minute}); err != nil {
+	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "stubborn"}, Grace: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	if line := proctest.ReadLine(t, out); line != "ready" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
+	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -96,7 +97,7 @@ func TestHostLongUse(t *testing.T) {
 		total = n
 	}
 	const batch, warm = 50, 5000
-	h := newHost(t, spawn.HostOptions{})
+	h := newHost(t, false)
 	name := "longuse-" + strconv.Itoa(os.Getpid())
 	runs := map[string]bool{}
 	var base usage
@@ -113,7 +114,7 @@ func TestHostLongUse(t *testing.T) {
 				script = "setsid sleep 60 </dev/null >/dev/null 2>&1 & exec sleep 60"
 			}
 			cmds[i] = exec.Command("/bin/sh", "-c", script)
-			c, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: spawn.Stamp{Name: name}})
+			c, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: probe.Stamp{Name: name}})
 			if err != nil {
 				t.Fatalf("child %d: %v", done+i, err)
 			}

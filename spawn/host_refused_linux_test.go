@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -18,7 +19,7 @@ import (
 // CgroupWhereAllowed ("auto"), then one with CgroupRequired ("cgroup"), where the kernel cannot
 // start a child in a cgroup: it prints the child's cgroup, or the error.
 var modeHostNoClone3 = proctest.Register("host-no-clone3", func() {
-	h, err := spawn.NewHost(spawn.HostOptions{})
+	h, err := spawn.NewHostWithoutWatchdog()
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)
@@ -31,7 +32,7 @@ var modeHostNoClone3 = proctest.Register("host-no-clone3", func() {
 		mode := m.name
 		cmd := exec.Command("/bin/sh", "-c", "tail -n 1 /proc/self/cgroup")
 		out, _ := cmd.StdoutPipe()
-		c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "refused"}, Cgroup: m.mode})
+		c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "refused"}, Cgroup: m.mode})
 		var ce *spawn.ContainError
 		switch {
 		case errors.As(err, &ce):

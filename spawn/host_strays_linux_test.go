@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -28,7 +29,7 @@ func stopOrphan(h *spawn.Host, env []string) (orphan int, left bool, err error) 
 	cmd := exec.Command("/bin/sh", "-c", orphanScript)
 	cmd.Env = env
 	out, _ := cmd.StdoutPipe()
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "orphans"}, Grace: 2 * time.Second})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "orphans"}, Grace: 2 * time.Second})
 	if err != nil {
 		return 0, false, err
 	}
@@ -81,7 +82,7 @@ var modeSubreaperHost = proctest.Starts(proctest.Register("subreaper-host", func
 // modeOrphanHost is a Host program that stops a child whose grandchild
 // left: "orphan PID PARENT ended" or "… left".
 var modeOrphanHost = proctest.Register("orphan-host", func() {
-	h, err := spawn.NewHost(spawn.HostOptions{})
+	h, err := spawn.NewHostWithoutWatchdog()
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)
@@ -106,7 +107,7 @@ var modeOrphanHost = proctest.Register("orphan-host", func() {
 // carries, wherever it was re-parented, with no read of every process.
 func TestHostStopEndsEarlyOrphans(t *testing.T) {
 	t.Run("re-parented to init", func(t *testing.T) {
-		h := newHost(t, spawn.HostOptions{})
+		h := newHost(t, false)
 		orphan, left, err := stopOrphan(h, append(os.Environ(), proctest.Env(t)...))
 		if err != nil {
 			t.Fatal(err)

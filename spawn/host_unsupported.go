@@ -28,7 +28,7 @@ func (c *Child) Name() string { return "" }
 
 // NewHost fails: this platform has no parent-death signal to tie a
 // child to the program.
-func NewHost(HostOptions) (*Host, error) { return nil, errUnsupported }
+func NewHost() (*Host, error) { return nil, errUnsupported }
 
 // Start fails: there is no Host here.
 func (h *Host) Start(*exec.Cmd, ChildOptions) (*Child, error) { return nil, errUnsupported }

@@ -11,9 +11,11 @@ import (
 
 // Init is the one entry point of this program's re-executed helpers, as
 // moby's reexec.Init and runc's libcontainer.Init are: call it first in
-// main. When Supervise started this program again as its watchdog, or as
-// the init of a contained run's PID namespace ([Options.Reexec]), Init
-// runs that and exits; otherwise it returns at once, having done nothing.
+// main. Its call is what allows Supervise and a Host to start this
+// program again: as the watchdog that ends a run's tree should its
+// supervisor be killed with SIGKILL, and as the init of a contained run's
+// PID namespace. When this process is one of those, Init runs it and
+// exits; otherwise it returns at once, having noted that it was called.
 func Init() {
 	markInit()
 	if len(os.Args) < 2 {

@@ -7,30 +7,23 @@ import (
 	"github.com/tetherproc/tether/probe"
 )
 
-// Stamp is what a child is tethered with, whichever way it is started:
-// the markers written into its environment and the parent-death signal
-// it is armed with. The zero value of each field is a sensible default.
-type Stamp struct {
-	// Name is stamped as the name variable; default: the command's base
-	// name, with each character outside A-Z a-z 0-9 . _ - made '_'.
-	Name string
+// ChildOptions is how a [Host] starts one child: its stamp (the markers
+// written into its environment; its Supervisor, by default, is this
+// program), its parent-death signal, how long its tree gets between TERM
+// and KILL when it is stopped, and its cgroup. The zero value stamps the
+// defaults, kills at once and makes no cgroup.
+type ChildOptions struct {
+	// Stamp is what the child's markers say; each zero field is filled
+	// in: Name from the command's base name (each character outside A-Z
+	// a-z 0-9 . _ - made '_'), Supervisor this program, RunID a new
+	// random one (32 lowercase hex digits), PIDNamespace this program's.
+	// A run id that a running child holds is refused.
+	probe.Stamp
 	// Markers names the marker and name variables; default TETHER and
 	// TETHER_NAME.
 	Markers probe.Markers
-	// Signal is the parent-death signal; default SIGTERM.
+	// Signal is the child's parent-death signal; default SIGTERM.
 	Signal syscall.Signal
-	// RunID is stamped as TETHER_RUN_ID; default a new random one
-	// (32 lowercase hex digits). A run id a running child holds is
-	// refused.
-	RunID string
-}
-
-// ChildOptions is how a [Host] starts one child: its stamp (the
-// supervisor stamped is always this program), how long its tree gets
-// between TERM and KILL when it is stopped, and its cgroup. The zero
-// value stamps the defaults, kills at once and makes no cgroup.
-type ChildOptions struct {
-	Stamp
 	// Grace is how long the child's tree gets between TERM and KILL when
 	// it is stopped; zero means KILL right after TERM.
 	Grace time.Duration
@@ -61,11 +54,12 @@ const (
 // finds a child's descendants in the process table and the strays that
 // left it by the run id in their environment.
 type Guarantees struct {
-	// ParentDeathSignal: the kernel sends each child its Stamp.Signal
+	// ParentDeathSignal: the kernel sends each child its Signal
 	// when the program dies, however it dies.
 	ParentDeathSignal bool
-	// Watchdog: a watchdog process (HostOptions.Reexec) ends every
-	// child's tree should the program die, SIGKILL included.
+	// Watchdog: a watchdog process (this program started again, which
+	// its main's call of [Init] allows) ends every child's tree should
+	// the program die, SIGKILL included.
 	Watchdog bool
 	// Cgroups: a child can be born in a cgroup of its own
 	// (ChildOptions.Cgroup), where the machine allows it.

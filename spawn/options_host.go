@@ -4,7 +4,7 @@ package spawn
 
 // config is the Options the Host keeps its child's run by.
 func (o ChildOptions) config() Options {
-	c := Options{Stamp: o.Stamp, Grace: o.Grace}
+	c := Options{Stamp: o.Stamp, Markers: o.Markers, Signal: o.Signal, Grace: o.Grace}
 	switch o.Cgroup {
 	case CgroupWhereAllowed:
 		c.Contain = ContainAuto
@@ -16,7 +16,7 @@ func (o ChildOptions) config() Options {
 
 // childOptions is the ChildOptions of a Host's child's resolved Options.
 func (c Options) childOptions() ChildOptions {
-	o := ChildOptions{Stamp: c.Stamp, Grace: c.Grace}
+	o := ChildOptions{Stamp: c.Stamp, Markers: c.Markers, Signal: c.Signal, Grace: c.Grace}
 	switch c.Contain {
 	case ContainAuto:
 		o.Cgroup = CgroupWhereAllowed

@@ -211,8 +211,8 @@ func (r *supervisor) contain(path string, args []string, attr *syscall.ProcAttr)
 	if mode == ContainAuto || mode == ContainPIDNamespace {
 		self := selfPath()
 		err := pidns.Usable()
-		if err == nil && (!r.cfg.Reexec || self == "") {
-			err = errors.New("no binary to run as the namespace's init (Options.Reexec)")
+		if err == nil && (!initCalled || self == "") {
+			err = errors.New("no binary to run as the namespace's init (the program's main does not call spawn.Init)")
 		}
 		if err == nil {
 			var argv []string
@@ -264,7 +264,7 @@ func Exec(cmd *exec.Cmd, opts ExecOptions) error {
 		env = []string{}
 	}
 	ppid := os.Getppid()
-	cfg := Options{Stamp: opts.Stamp, Supervisor: opts.Supervisor, OutliveParent: opts.OutliveParent}
+	cfg := Options{Stamp: opts.Stamp, Markers: opts.Markers, Signal: opts.Signal, OutliveParent: opts.OutliveParent}
 	var err error
 	if cfg.Supervisor.PID == 0 {
 		// A namespace's init has no visible parent; it supervises itself.
@@ -337,8 +337,8 @@ func (r *supervisor) forkExec(path string, attr *syscall.ProcAttr) (int, error) 
 		return pid, err
 	}
 	self := selfPath()
-	if !r.cfg.Reexec || self == "" {
-		return 0, containFailed(r.cfg.Contain, append(r.tried, "cgroup: "+why.Error()+", and no binary to enter the group with first (Options.Reexec)"))
+	if !initCalled || self == "" {
+		return 0, containFailed(r.cfg.Contain, append(r.tried, "cgroup: "+why.Error()+", and no binary to enter the group with first (the program's main does not call spawn.Init)"))
 	}
 	procs, err := r.group.ProcsFile()
 	if err != nil {

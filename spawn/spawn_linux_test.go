@@ -47,11 +47,11 @@ func TestSpawnerSurvivesThreadChurn(t *testing.T) {
 		}()
 	}
 	var cmds []*exec.Cmd
-	host := newHost(t, spawn.HostOptions{})
+	host := newHost(t, false)
 	for i := 0; i < n; i++ {
 		cmd := exec.Command("/bin/sleep", "30")
 		cmd.Env = proctest.Env(t)
-		if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Signal: syscall.SIGKILL}}); err != nil {
+		if _, err := host.Start(cmd, spawn.ChildOptions{Signal: syscall.SIGKILL}); err != nil {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, cmd)
@@ -82,12 +82,12 @@ func TestSpawnerSurvivesThreadChurn(t *testing.T) {
 // leaves it to the caller to wait for; it starts nothing on a bad name
 // or run id.
 func TestStartStamps(t *testing.T) {
-	host := newHost(t, spawn.HostOptions{})
+	host := newHost(t, false)
 	cmd := exec.Command("/bin/true")
 	cmd.Env = []string{"PATH=/bin", "TETHER_NAME=stale"}
 	mine := &syscall.SysProcAttr{Ctty: 7} // kept, and unused without Setctty
 	cmd.SysProcAttr = mine
-	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "web"}})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "web"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestStartStamps(t *testing.T) {
 	if mine.Pdeathsig != 0 || mine.Setpgid {
 		t.Errorf("the caller's SysProcAttr was changed: %+v", mine)
 	}
-	for _, cfg := range []spawn.ChildOptions{{Stamp: spawn.Stamp{Name: "a=b"}}, {Stamp: spawn.Stamp{RunID: "xyz"}}} {
+	for _, cfg := range []spawn.ChildOptions{{Stamp: probe.Stamp{Name: "a=b"}}, {Stamp: probe.Stamp{RunID: "xyz"}}} {
 		cmd := exec.Command("/bin/true")
 		if _, err := host.Start(cmd, cfg); err == nil || cmd.Process != nil {
 			t.Errorf("Start with %+v: %v, process %v; want an error and nothing started", cfg, err, cmd.Process)
@@ -124,7 +124,7 @@ func TestStartStamps(t *testing.T) {
 func TestStartedChildIsTethered(t *testing.T) {
 	cmd := exec.Command("/bin/sleep", "30")
 	cmd.Env = proctest.Env(t)
-	if _, err := newHost(t, spawn.HostOptions{}).Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "sleeper"}}); err != nil {
+	if _, err := newHost(t, false).Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "sleeper"}}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
@@ -155,7 +155,7 @@ func TestCheckedTheMomentStartReturns(t *testing.T) {
 		defer func() { _ = busy.Process.Kill(); _ = busy.Wait() }()
 	}
 	env := proctest.Env(t)
-	host := newHost(t, spawn.HostOptions{})
+	host := newHost(t, false)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var wrong []string
@@ -166,7 +166,7 @@ func TestCheckedTheMomentStartReturns(t *testing.T) {
 			for i := 0; i < each; i++ {
 				cmd := exec.Command("/bin/sleep", "30")
 				cmd.Env = env
-				if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: spawn.Stamp{Name: "quick"}}); err != nil {
+				if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "quick"}}); err != nil {
 					t.Error(err)
 					return
 				}

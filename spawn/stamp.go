@@ -12,7 +12,6 @@ import (
 
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -31,7 +30,7 @@ func (c Options) resolve(command string) (Options, error) {
 	if c.RunID == "" {
 		c.RunID = marker.NewRunID()
 	}
-	if err := (probe.Stamp{Name: c.Name, RunID: c.RunID}).Validate(); err != nil {
+	if err := c.Stamp.Validate(); err != nil {
 		return c, err
 	}
 	if c.Supervisor.PID == 0 {
@@ -69,10 +68,14 @@ func (c Options) environ(env []string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	// The supervisor is this process or its parent, in this process's
-	// namespace: a check from another namespace maps its PID through it.
-	pidns, _ := proc.Host().SelfPIDNamespace()
-	return c.Markers.Environ(env, probe.Stamp{Name: c.Name, Supervisor: c.Supervisor, RunID: c.RunID, PIDNamespace: pidns})
+	st := c.Stamp
+	if st.PIDNamespace == 0 {
+		// The supervisor is this process or its parent, in this
+		// process's namespace: a check from another namespace maps its
+		// PID through it.
+		st.PIDNamespace, _ = proc.Host().SelfPIDNamespace()
+	}
+	return c.Markers.Environ(env, st)
 }
 
 // lookupError is cmd.Err, the failure of exec.Command's look-up in

@@ -47,6 +47,12 @@ var initCalled bool
 
 func markInit() { initCalled = true }
 
+// watchdogAllowed says a run or a Host starts a watchdog: this program
+// can be started again as one.
+func watchdogAllowed() bool {
+	return initCalled && selfPath() != ""
+}
+
 // errParentGone says the parent died before it could be followed.
 var errParentGone = errors.New("parent died before it could be followed")
 
@@ -245,9 +251,6 @@ func checkCommand(entry string, cmd *exec.Cmd) error {
 // beside the rest (setUpAside). It returns the rarely sent signals, to
 // be caught once the command runs.
 func newRun(cfg Options) (*supervisor, []os.Signal, error) {
-	if cfg.Reexec && !initCalled {
-		return nil, nil, &StartError{Err: errors.New("Options.Reexec: the program's main must call spawn.Init first (started again as the watchdog, it would run main)")}
-	}
 	if cfg.RunID == "" {
 		cfg.RunID = marker.NewRunID()
 	}
@@ -280,7 +283,7 @@ func (r *supervisor) setUpAside(common []os.Signal) func() error {
 		err error
 	}
 	wdc := make(chan started, 1)
-	if self := selfPath(); r.cfg.Reexec && self != "" {
+	if watchdogAllowed() {
 		spec := r.watchdogSpec() // r.cfg is prepare's to change meanwhile
 		go func() {
 			wd, err := watchdog.Start(spec)

@@ -80,14 +80,14 @@ func TestSuperviseCmdAsExec(t *testing.T) {
 // still finds them at 3 and on.
 func TestSuperviseCmdAsExecContained(t *testing.T) {
 	probe := exec.Command("/bin/true")
-	if _, err := spawn.Supervise(context.Background(), probe, spawn.Options{Contain: spawn.ContainPIDNamespace, Reexec: true}); err != nil {
+	if _, err := spawn.Supervise(context.Background(), probe, spawn.Options{Contain: spawn.ContainPIDNamespace}); err != nil {
 		var ce *spawn.ContainError
 		if errors.As(err, &ce) {
 			t.Skipf("no PID namespace here: %v", err)
 		}
 		t.Fatal(err)
 	}
-	sameAsExec(t, spawn.Options{Contain: spawn.ContainPIDNamespace, Reexec: true})
+	sameAsExec(t, spawn.Options{Contain: spawn.ContainPIDNamespace})
 }
 
 // A nil Stdin, Stdout or Stderr is the null device, as in os/exec, not
@@ -162,7 +162,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // os/exec, also through a PID namespace's init, whose own runtime would
 // otherwise fill the gap.
 func TestSuperviseCmdExtraFilesGap(t *testing.T) {
-	for _, opts := range []spawn.Options{{}, {Contain: spawn.ContainPIDNamespace, Reexec: true}} {
+	for _, opts := range []spawn.Options{{}, {Contain: spawn.ContainPIDNamespace}} {
 		rd, wr, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)

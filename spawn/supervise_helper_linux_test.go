@@ -53,7 +53,7 @@ func inherit(cmd *exec.Cmd) *exec.Cmd {
 
 // modeSupervise runs spawn.Supervise on the command in PROCTEST_ARGS (a
 // JSON array): as a library caller, or with PROCTEST_SOLE set as tether
-// run does (SoleReaper and Reexec); with PROCTEST_GRACE as Options.Grace
+// run does (SoleReaper); with PROCTEST_GRACE as Options.Grace
 // and PROCTEST_FORKING set, Forking; with PROCTEST_TIMEOUT, its context
 // ends after that long, and it prints "cancelled STATUS WRAPS" first
 // (WRAPS: whether the error wraps context.DeadlineExceeded). The signals numbered in
@@ -69,7 +69,7 @@ var modeSupervise = proctest.Register("supervise", func() {
 		os.Exit(2)
 	}
 	if os.Getenv("PROCTEST_SOLE") != "" {
-		cfg.SoleReaper, cfg.Reexec = true, true
+		cfg.SoleReaper = true
 	}
 	if g := os.Getenv("PROCTEST_GRACE"); g != "" {
 		var err error

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -27,7 +28,7 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		return tree(n, len(args) == 2)
+		return tree(n)
 	}
 	if len(args) == 3 && args[0] == "execs" {
 		n, err := strconv.Atoi(args[2])
@@ -45,14 +46,14 @@ const family = `setsid sleep 300 &
 perl -e '$0 = "hostprog-renamed-" . ("x" x 64); sleep 300' &
 wait`
 
-func tree(n int, watchdog bool) error {
-	h, err := spawn.NewHost(spawn.HostOptions{Reexec: watchdog})
+func tree(n int) error {
+	h, err := spawn.NewHost()
 	if err != nil {
 		return err
 	}
 	children := map[string]*spawn.Child{}
 	for i := 0; i < n; i++ {
-		c, err := h.Start(exec.Command("/bin/sh", "-c", family), spawn.ChildOptions{Stamp: spawn.Stamp{Name: "hostprog-child"}, Grace: 2 * time.Second})
+		c, err := h.Start(exec.Command("/bin/sh", "-c", family), spawn.ChildOptions{Stamp: probe.Stamp{Name: "hostprog-child"}, Grace: 2 * time.Second})
 		if err != nil {
 			return err
 		}
@@ -143,13 +144,13 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 	const churn = `for i in 1 2 3 4 5 6 7 8; do (sleep 0.0$i &); setsid sleep 0.05 & done; sleep 3`
 	switch api {
 	case "host":
-		h, err := spawn.NewHost(spawn.HostOptions{Reexec: true})
+		h, err := spawn.NewHost()
 		if err != nil {
 			return nil, err
 		}
 		var cs []*spawn.Child
 		for i := 0; i < 3; i++ {
-			c, err := h.Start(exec.Command("/bin/sh", "-c", churn), spawn.ChildOptions{Stamp: spawn.Stamp{Name: "hostprog-churn"}})
+			c, err := h.Start(exec.Command("/bin/sh", "-c", churn), spawn.ChildOptions{Stamp: probe.Stamp{Name: "hostprog-churn"}})
 			if err != nil {
 				return nil, err
 			}
@@ -171,7 +172,7 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 		supervised := exec.Command("/bin/sh", "-c", churn)
 		supervised.Stdin, supervised.Stdout, supervised.Stderr = os.Stdin, os.Stdout, os.Stderr
 		go func() {
-			status, err := spawn.Supervise(context.Background(), supervised, spawn.Options{Stamp: spawn.Stamp{Name: "hostprog-supervised"}, Reexec: true, OutliveParent: true, SoleReaper: api == "supervise-sole"})
+			status, err := spawn.Supervise(context.Background(), supervised, spawn.Options{Stamp: probe.Stamp{Name: "hostprog-supervised"}, OutliveParent: true, SoleReaper: api == "supervise-sole"})
 			rep.Status = status
 			done <- err
 		}()

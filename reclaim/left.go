@@ -1,0 +1,70 @@
+package reclaim
+
+// LeftHolder is one holder of a port that a reclaim left holding it (or
+// that a dry run would leave), and why: what a caller asked to free a
+// port needs to know to free it. The words are the caller's to choose;
+// the [Result] of the same PID, or the [Retaker], has the details.
+type LeftHolder struct {
+	Why LeftWhy `json:"why"`
+	// PID is the holder's; 0 for one out of sight (LeftOutOfSight).
+	PID int `json:"pid,omitempty"`
+	// UID is the owner of the socket whose holder is out of sight.
+	UID int `json:"uid,omitempty"`
+}
+
+// LeftWhy is why a holder of a port was left holding it.
+type LeftWhy string
+
+const (
+	// LeftTookAgain: it took the port again after the reclaim freed it
+	// (its [Retaker] is in PortState.Again).
+	LeftTookAgain LeftWhy = "took-again"
+	// LeftBoundMeanwhile: it bound the port while the reclaim looked, and
+	// has no Result.
+	LeftBoundMeanwhile LeftWhy = "bound-meanwhile"
+	// LeftNotEnded: it was selected, and its Result's Outcome (Survived,
+	// Failed, Changed) and Why say what kept it.
+	LeftNotEnded LeftWhy = "not-ended"
+	// LeftNotSelected: the filter left it out; its Result's Reason and Why
+	// say why.
+	LeftNotSelected LeftWhy = "not-selected"
+	// LeftOutOfSight: a socket on the port whose holding process cannot be
+	// seen (another user's, to a caller who is not root); UID is its
+	// owner.
+	LeftOutOfSight LeftWhy = "out-of-sight"
+)
+
+// explainLeft fills in, for each port still held (or that a dry run
+// would leave held), each holder left and why.
+func (s Summary) explainLeft() {
+	for i := range s.Ports {
+		st := &s.Ports[i]
+		st.Left = nil
+		if st.Free {
+			continue
+		}
+		again := map[int]bool{}
+		for _, r := range st.Again {
+			again[r.PID] = true
+			st.Left = append(st.Left, LeftHolder{Why: LeftTookAgain, PID: r.PID})
+		}
+		for _, pid := range st.Holders {
+			if again[pid] {
+				continue
+			}
+			r, ok := s.Result(pid)
+			switch {
+			case !ok:
+				st.Left = append(st.Left, LeftHolder{Why: LeftBoundMeanwhile, PID: pid})
+			case r.Outcome == WouldSignal:
+			case r.Selected:
+				st.Left = append(st.Left, LeftHolder{Why: LeftNotEnded, PID: pid})
+			default:
+				st.Left = append(st.Left, LeftHolder{Why: LeftNotSelected, PID: pid})
+			}
+		}
+		for _, uid := range st.Hidden {
+			st.Left = append(st.Left, LeftHolder{Why: LeftOutOfSight, UID: uid})
+		}
+	}
+}
