@@ -30,6 +30,10 @@ type Child struct {
 	host    *Host
 	pid     int
 	started uint64 // the child's start time: its PID is its own while it matches
+	// handle is a pidfd on the child, opened as it was forked (nil
+	// without pidfds): whether it was reaped, whether it is done, and
+	// its signals, without a read of /proc. Closed by finish.
+	handle *proc.Handle
 
 	// Guarded by host.mu: whether the child's group was said to be
 	// gone, and whether its end was claimed (by its Stop, the Host's
@@ -130,6 +134,7 @@ func (c *Child) start() error {
 	// Read before the caller can reap it: its PID is its own until then.
 	if st, err := proc.Host().Stat(c.pid); err == nil {
 		c.started = st.StartTime
+		c.handle, _ = proc.OpenChild(c.pid)
 	}
 	wd.RunGroup(c.cfg.RunID, c.pid)
 	return nil
@@ -152,17 +157,26 @@ func (c *Child) list(t *proc.Trees) []proc.Member {
 // and those of known still the same processes, with their subtrees.
 func (c *Child) tree(t *proc.Trees, known []proc.Member) (ms []proc.Member, held bool) {
 	fs := proc.Host()
-	st, err := fs.Stat(c.pid)
-	if held = err == nil && c.started != 0 && st.StartTime == c.started; held {
-		if !st.Zombie() {
-			ms = append(ms, proc.Member{PID: c.pid, StartTime: c.started})
+	self := proc.Member{PID: c.pid, StartTime: c.started}
+	switch reaped, ok := c.reaped(); {
+	case ok && reaped:
+	case ok && c.handle.Done():
+		// A zombie with no thread left: no member, and no children.
+		held = true
+	default:
+		st, err := fs.Stat(c.pid)
+		if held = err == nil && c.started != 0 && st.StartTime == c.started; held {
+			if !st.Zombie() {
+				ms = append(ms, self)
+			}
+			ms = append(ms, t.SubtreeOf(st, 0)...)
 		}
-		ms = append(ms, t.Subtree(c.pid, 0)...)
 	}
-	// Of the known, those still below the child are listed already.
+	// Of the known, those still below the child are listed already, and
+	// the child itself was just read.
 	var rest []proc.Member
 	for _, m := range known {
-		if !slices.Contains(ms, m) {
+		if m != self && !slices.Contains(ms, m) {
 			rest = append(rest, m)
 		}
 	}
@@ -173,8 +187,28 @@ func (c *Child) tree(t *proc.Trees, known []proc.Member) (ms []proc.Member, held
 // exited and is not yet reaped. Its process group's number is then its
 // own too.
 func (c *Child) held() bool {
+	if reaped, ok := c.reaped(); ok {
+		return !reaped
+	}
 	st, err := proc.Host().Stat(c.pid)
 	return err == nil && c.started != 0 && st.StartTime == c.started
+}
+
+// reaped asks the child's handle whether the child was reaped; ok is
+// false where there is no handle to ask.
+func (c *Child) reaped() (reaped, ok bool) {
+	if c.handle == nil || c.started == 0 {
+		return false, false
+	}
+	return c.handle.Reaped()
+}
+
+// member reports whether m is the child itself, and its handle.
+func (c *Child) member(m proc.Member) (*proc.Handle, bool) {
+	if c.handle != nil && m.PID == c.pid && m.StartTime == c.started {
+		return c.handle, true
+	}
+	return nil, false
 }
 
 // Stop ends the child's whole tree: TERM to its process group and to
@@ -268,6 +302,10 @@ func (c *Child) finish() {
 	defer h.mu.Unlock()
 	c.guard.wd.RunOver(c.cfg.RunID)
 	c.release()
+	if c.handle != nil {
+		c.handle.Close()
+		c.handle = nil
+	}
 	delete(h.children, c.cfg.RunID)
 	trace.Printf("host: run %s of %s over", c.cfg.RunID, c.cfg.Name)
 }

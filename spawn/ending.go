@@ -70,6 +70,9 @@ type ending struct {
 	// fresh says the trees were listed right before the TERM: the first
 	// look takes that list rather than reading them again.
 	fresh bool
+	// holding are the children whose PIDs the last look found still
+	// theirs (running, or exited and not yet reaped): no stray.
+	holding map[int]bool
 }
 
 // strayEvery is how often strays are searched for while the trees are
@@ -167,6 +170,9 @@ func (en *ending) look() ([]proc.Member, bool) {
 		for m := range owner {
 			pids[m.PID] = true
 		}
+		for pid := range en.holding {
+			pids[pid] = true
+		}
 		known := func(pid int) bool { return pids[pid] }
 		h := en.children[0].host
 		vs, ex, spanned, full := h.strays(en.children, en.born[0], mark, en.bornOK && markOK, known)
@@ -211,10 +217,14 @@ func (en *ending) trees() ([]proc.Member, map[proc.Member]*Child) {
 			}
 		}
 	}
+	en.holding = make(map[int]bool, len(en.children))
 	for _, c := range en.children {
 		tree, held := c.tree(t, en.seen[c])
 		if !held {
 			c.goneGroup()
+		}
+		if held {
+			en.holding[c.pid] = true
 		}
 		add(c, tree)
 		add(c, c.group.Members())
@@ -230,8 +240,14 @@ func (en *ending) trees() ([]proc.Member, map[proc.Member]*Child) {
 // send signals one member; TERM is not sent again to one its group's
 // TERM reached.
 func (en *ending) send(m proc.Member, sig syscall.Signal) error {
-	if c := en.owner[m]; sig == syscall.SIGTERM && c != nil && en.grouped[c] && c.inGroup(m) {
+	c := en.owner[m]
+	if sig == syscall.SIGTERM && c != nil && en.grouped[c] && c.inGroup(m) {
 		return nil
+	}
+	if c != nil {
+		if h, ok := c.member(m); ok {
+			return h.Signal(sig)
+		}
 	}
 	return kill.Signal(m, sig)
 }
@@ -247,12 +263,16 @@ const waitOn = 64
 func (en *ending) wait(deadline time.Time) {
 	until := time.Now().Add(min(5*time.Millisecond, max(time.Millisecond, time.Until(deadline))))
 	hs := make([]*proc.Handle, 0, min(len(en.owner), waitOn))
-	for m := range en.owner {
+	var opened []*proc.Handle
+	for m, c := range en.owner {
 		if len(hs) == waitOn {
 			break
 		}
-		if h, err := proc.Host().Open(m.PID); err == nil {
+		if h, ok := c.member(m); ok {
+			hs = append(hs, h) // the child's own, kept
+		} else if h, err := proc.Host().Open(m.PID); err == nil {
 			hs = append(hs, h)
+			opened = append(opened, h)
 		}
 	}
 	if len(hs) == 0 {
@@ -260,7 +280,7 @@ func (en *ending) wait(deadline time.Time) {
 		return
 	}
 	proc.Exited(hs, until)
-	for _, h := range hs {
+	for _, h := range opened {
 		h.Close()
 	}
 }

@@ -127,11 +127,7 @@ func (h *Host) Start(cmd *exec.Cmd, opts ChildOptions) (*Child, error) {
 	if err := h.watch(); err != nil {
 		return nil, err
 	}
-	if len(h.children) == 0 {
-		// No child, no stray: the search by birth starts afresh.
-		h.born[0], h.bornOK = lastPID()
-		h.born[1] = h.born[0]
-	}
+	afresh := len(h.children) == 0
 	c := &Child{Cmd: cmd, host: h, run: run{cfg: cfg, command: cmd.Args, guard: &h.guard}, stopped: make(chan struct{})}
 	if err := c.contain(); err != nil {
 		return nil, err
@@ -139,6 +135,13 @@ func (h *Host) Start(cmd *exec.Cmd, opts ChildOptions) (*Child, error) {
 	c.cancelWithContext()
 	if err := c.start(); err != nil {
 		return nil, err
+	}
+	if afresh {
+		// No other child, no stray: the search by birth starts afresh,
+		// at the child, whose tree has every PID handed out after the
+		// one before its own.
+		h.born = [2]int{c.pid - 1, c.pid - 1}
+		h.bornOK = lastPIDs()
 	}
 	h.children[cfg.RunID] = c
 	trace.Printf("host: started %s as %d (run %s, name %s)", cmd.Path, c.pid, cfg.RunID, cfg.Name)

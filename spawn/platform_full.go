@@ -117,6 +117,10 @@ func noteSpawner() { spawnerTID = []int{unix.Gettid()} }
 // the search of strays by birth.
 func lastPID() (int, bool) { return proc.Host().LastPID() }
 
+// lastPIDs reports whether the last PID handed out can be read here,
+// asked once: the search by birth needs it at every look.
+var lastPIDs = sync.OnceValue(func() bool { _, ok := lastPID(); return ok })
+
 // strays searches for the strays of cs: by birth, from and to values of
 // proc.LastPID read before their trees were listed, where byBirth says
 // the values hold and the span is not too long (spanned); else among the

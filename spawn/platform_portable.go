@@ -270,6 +270,9 @@ func noteSpawner() {}
 // lastPID is unknown here: strays are searched among every process.
 func lastPID() (int, bool) { return 0, false }
 
+// lastPIDs: see lastPID.
+func lastPIDs() bool { return false }
+
 // strays searches every process the caller may read for the run ids of
 // cs, as macOS allows: its table and each environment (kern.procargs2),
 // those started before the oldest child left out. A process in the

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/marker"
@@ -48,13 +49,13 @@ func (c Options) resolve(command string) (Options, error) {
 // start time read through /proc/self, whose numbering may be another
 // namespace's (a new PID namespace with the old /proc still mounted).
 func selfOrParent(parent bool) (procid.ID, error) {
+	if !parent {
+		return selfID()
+	}
 	fs := proc.Host()
 	self, err := fs.SelfStat()
 	if err != nil {
 		return procid.ID{}, fmt.Errorf("read own start time: %w", err)
-	}
-	if !parent {
-		return procid.ID{PID: os.Getpid(), StartTime: self.StartTime}, nil
 	}
 	st, err := fs.Stat(self.PPID) // the parent, as /proc numbers it
 	if err != nil {
@@ -62,6 +63,19 @@ func selfOrParent(parent bool) (procid.ID, error) {
 	}
 	return procid.ID{PID: os.Getppid(), StartTime: st.StartTime}, nil
 }
+
+// selfID is this process, read once: a Host stamps it on every child.
+var selfID = sync.OnceValues(func() (procid.ID, error) {
+	self, err := proc.Host().SelfStat()
+	if err != nil {
+		return procid.ID{}, fmt.Errorf("read own start time: %w", err)
+	}
+	return procid.ID{PID: os.Getpid(), StartTime: self.StartTime}, nil
+})
+
+// selfPIDNamespace is this process's PID namespace, read once: unshare
+// and setns change only where its children are born.
+var selfPIDNamespace = sync.OnceValues(func() (uint64, error) { return proc.Host().SelfPIDNamespace() })
 
 // environ stamps env (the calling process's environment when nil).
 func (c Options) environ(env []string) []string {
@@ -73,7 +87,7 @@ func (c Options) environ(env []string) []string {
 		// The supervisor is this process or its parent, in this
 		// process's namespace: a check from another namespace maps its
 		// PID through it.
-		st.PIDNamespace, _ = proc.Host().SelfPIDNamespace()
+		st.PIDNamespace, _ = selfPIDNamespace()
 	}
 	return c.Markers.Environ(env, st)
 }

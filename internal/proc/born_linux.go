@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // bornMost bounds the PIDs a search by birth reads: past it, more
@@ -47,7 +48,12 @@ var ownNamespace = sync.OnceValue(func() bool {
 // too (a thread's id is a PID handed out); a caller that matches one
 // tells it apart with Leader.
 func (fs FS) Born(from, to int, since uint64) (ms []Member, ok bool) {
-	top := fs.MaxPID()
+	return fs.born(from, to, since, nil)
+}
+
+// born is Born leaving out, unread, the PIDs skip names.
+func (fs FS) born(from, to int, since uint64, skip func(pid int) bool) (ms []Member, ok bool) {
+	top := fs.maxPIDFor(from, to)
 	if from < 0 || to < 0 || from > top || to > top {
 		return nil, false
 	}
@@ -62,6 +68,9 @@ func (fs FS) Born(from, to int, since uint64) (ms []Member, ok bool) {
 		if pid++; pid > top {
 			pid = 1
 		}
+		if skip != nil && skip(pid) {
+			continue
+		}
 		st, err := fs.Stat(pid)
 		if err != nil || st.Zombie() || st.StartTime < since {
 			continue
@@ -69,6 +78,28 @@ func (fs FS) Born(from, to int, since uint64) (ms []Member, ok bool) {
 		ms = append(ms, Member{PID: pid, StartTime: st.StartTime})
 	}
 	return ms, true
+}
+
+// maxPID is the largest PID of the host's table as last read (0 before
+// the first read): pid_max changes only by a root's sysctl, and a PID
+// past the value read has it read again.
+var maxPID atomic.Int64
+
+// maxPIDFor is MaxPID, read again only where pids go past the value
+// last read of the host's table.
+func (fs FS) maxPIDFor(pids ...int) int {
+	if !fs.live || fs.root != DefaultRoot {
+		return fs.MaxPID()
+	}
+	top := int(maxPID.Load())
+	for _, pid := range pids {
+		if pid > top {
+			top = fs.MaxPID()
+			maxPID.Store(int64(top))
+			break
+		}
+	}
+	return top
 }
 
 // Leader reports whether pid is a process (the leader of its thread
@@ -88,15 +119,9 @@ func (fs FS) Leader(pid int) bool {
 // cannot be searched so (see Born); the caller then searches with
 // Strays.
 func (fs FS) StraysBorn(from, to int, since uint64, entries []string, key string, known func(pid int) bool) (matched []Valued, executing []int, ok bool) {
-	candidates, ok := fs.Born(from, to, since)
+	fresh, ok := fs.born(from, to, since, known)
 	if !ok {
 		return nil, nil, false
-	}
-	var fresh []Member
-	for _, m := range candidates {
-		if known == nil || !known(m.PID) {
-			fresh = append(fresh, m)
-		}
 	}
 	// A process born in the span that cannot be read has its own
 	// children born in it too: they are read as they come.

@@ -125,3 +125,60 @@ func Exited(hs []*Handle, deadline time.Time) []bool {
 		return done
 	}
 }
+
+// OpenChild opens a handle on pid, a child of the caller that it has
+// not reaped (right after its fork): the PID is the child's by
+// construction, so nothing is read to check it. ok is false where this
+// kernel has no pidfds; the caller then reads /proc as it would without
+// a handle.
+func OpenChild(pid int) (h *Handle, ok bool) {
+	if ok, _ := Pidfds(); !ok {
+		return nil, false
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return nil, false
+	}
+	return &Handle{pid: pid, fd: fd}, true
+}
+
+// Reaped reports whether the caller's child that h holds (see OpenChild)
+// has been reaped, its PID no longer its own: one waitid(P_PIDFD,
+// WNOWAIT), which leaves a zombie for its own waiter. ok is false where
+// that cannot be asked (no pidfd, Linux before 5.4).
+func (h *Handle) Reaped() (reaped, ok bool) {
+	if h.fd < 0 {
+		return false, false
+	}
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PIDFD, h.fd, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		switch err {
+		case nil:
+			return false, true
+		case unix.ECHILD:
+			return true, true
+		case unix.EINTR:
+			continue
+		}
+		return false, false
+	}
+}
+
+// Done reports, without waiting, whether every thread of the process has
+// exited: it is a zombie with nothing of it left running, or reaped. A
+// process that is done has no children (they were handed on as it
+// exited). false where that cannot be told.
+func (h *Handle) Done() bool {
+	if h.fd < 0 {
+		return false
+	}
+	fds := []unix.PollFd{{Fd: int32(h.fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && n == 1 && fds[0].Revents&unix.POLLIN != 0
+	}
+}

@@ -38,3 +38,13 @@ func (h *Handle) Signal(sig syscall.Signal) error { return h.h.signal(sig) }
 func Exited(hs []*Handle, deadline time.Time) []bool {
 	return pollExited(len(hs), func(i int) bool { return hs[i].h.gone() }, deadline)
 }
+
+// OpenChild has no pidfd to open here: ok is false, and the caller reads
+// the process table as it would without a handle.
+func OpenChild(pid int) (h *Handle, ok bool) { return nil, false }
+
+// Reaped cannot be asked here.
+func (h *Handle) Reaped() (reaped, ok bool) { return false, false }
+
+// Done cannot be told here without a read of the table: false.
+func (h *Handle) Done() bool { return false }

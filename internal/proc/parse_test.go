@@ -48,11 +48,12 @@ func TestParseStat(t *testing.T) {
 		zombie  bool
 		kthread bool
 	}{
-		{"cat.stat", proc.Stat{PID: 5983, Comm: "cat", State: 'R', PPID: 5965, PGID: 5965, Session: 1051, Flags: 4194304, StartTime: 31855}, false, false},
-		{"hostile.stat", proc.Stat{PID: 5971, Comm: "x) Z (y z", State: 'S', PPID: 5970, PGID: 5965, Session: 1051, Flags: 4194304, StartTime: 31814}, false, false},
-		{"newline.stat", proc.Stat{PID: 5978, Comm: "a\nb) R 1 (", State: 'S', PPID: 5977, PGID: 5965, Session: 1051, Flags: 4194304, StartTime: 31835}, false, false},
-		{"kthreadd.stat", proc.Stat{PID: 2, Comm: "kthreadd", State: 'S', Flags: 2129984, StartTime: 24}, false, true},
-		{"zombie.stat", proc.Stat{PID: 6049, Comm: "python3", State: 'Z', PPID: 6008, PGID: 6006, Session: 1051, Flags: 4227148, StartTime: 32200}, true, false},
+		{"cat.stat", proc.Stat{PID: 5983, Comm: "cat", State: 'R', PPID: 5965, PGID: 5965, Session: 1051, Flags: 4194304, Threads: 1, StartTime: 31855}, false, false},
+		{"hostile.stat", proc.Stat{PID: 5971, Comm: "x) Z (y z", State: 'S', PPID: 5970, PGID: 5965, Session: 1051, Flags: 4194304, Threads: 1, StartTime: 31814}, false, false},
+		{"newline.stat", proc.Stat{PID: 5978, Comm: "a\nb) R 1 (", State: 'S', PPID: 5977, PGID: 5965, Session: 1051, Flags: 4194304, Threads: 1, StartTime: 31835}, false, false},
+		{"kthreadd.stat", proc.Stat{PID: 2, Comm: "kthreadd", State: 'S', Flags: 2129984, Threads: 1, StartTime: 24}, false, true},
+		{"threads.stat", proc.Stat{PID: 22062, Comm: "python3", State: 'R', PPID: 22019, PGID: 22019, Session: 921, Flags: 4194304, Threads: 4, StartTime: 5926773}, false, false},
+		{"zombie.stat", proc.Stat{PID: 6049, Comm: "python3", State: 'Z', PPID: 6008, PGID: 6006, Session: 1051, Flags: 4227148, Threads: 1, StartTime: 32200}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

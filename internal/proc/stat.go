@@ -8,14 +8,17 @@ import (
 
 // Stat is the part of /proc/PID/stat that identifies a process.
 type Stat struct {
-	PID       int
-	Comm      string // the command name, as the kernel keeps it (at most 15 bytes)
-	State     byte   // R, S, D, Z, T, t, X, I, ...
-	PPID      int
-	PGID      int // the process group
-	Session   int
-	TTY       int    // tty_nr, the controlling terminal's device number; 0 for none
-	Flags     uint64 // the kernel's PF_* flags
+	PID     int
+	Comm    string // the command name, as the kernel keeps it (at most 15 bytes)
+	State   byte   // R, S, D, Z, T, t, X, I, ...
+	PPID    int
+	PGID    int // the process group
+	Session int
+	TTY     int    // tty_nr, the controlling terminal's device number; 0 for none
+	Flags   uint64 // the kernel's PF_* flags
+	// Threads is num_threads: 1 for a process with no thread but its
+	// own, and for a zombie whose threads are all gone.
+	Threads   int
 	StartTime uint64 // starttime: clock ticks after boot
 }
 
@@ -58,7 +61,7 @@ func ParseStat(data []byte) (Stat, error) {
 	ints := []struct {
 		field int
 		dst   *int
-	}{{4, &s.PPID}, {5, &s.PGID}, {6, &s.Session}, {7, &s.TTY}}
+	}{{4, &s.PPID}, {5, &s.PGID}, {6, &s.Session}, {7, &s.TTY}, {20, &s.Threads}}
 	for _, f := range ints {
 		v, err := strconv.ParseInt(string(fields[f.field-3]), 10, 64)
 		if err != nil {

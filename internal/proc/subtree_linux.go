@@ -8,9 +8,18 @@ package proc
 // every process. A children list names processes, never threads, so the
 // stat file alone says enough about each.
 func (fs FS) Subtree(root, skip int) []Member {
-	return walk(fs.Children(root), map[int]bool{skip: true}, func(pid int) (Stat, []int, bool) {
+	return fs.walk(fs.Children(root), skip)
+}
+
+// walk is the walk from queue by the kernel's children lists, each read
+// as the process's stat says (childrenOf).
+func (fs FS) walk(queue []int, skip int) []Member {
+	return walk(queue, map[int]bool{skip: true}, func(pid int) (Stat, []int, bool) {
 		st, err := fs.Stat(pid)
-		return st, fs.Children(pid), err == nil
+		if err != nil {
+			return st, nil, false
+		}
+		return st, fs.childrenOf(st), true
 	})
 }
 
@@ -33,4 +42,24 @@ type Trees struct{ fs FS }
 // Subtree is FS.Subtree: the kernel's lists are read afresh for each.
 func (t *Trees) Subtree(root, skip int) []Member { return t.fs.Subtree(root, skip) }
 
-func (t *Trees) subtreesOf(roots []int) []Member { return t.fs.SubtreesOf(roots) }
+// SubtreeOf is Subtree of the process whose stat st was just read,
+// whose children are then read as the stat says (one list for a process
+// of one thread).
+func (t *Trees) SubtreeOf(st Stat, skip int) []Member {
+	return t.fs.walk(t.fs.childrenOf(st), skip)
+}
+
+// AliveWithSubtrees is FS.AliveWithSubtrees within the look: each
+// member's stat, read to tell it alive, says how to read its children.
+func (t *Trees) AliveWithSubtrees(ms []Member) []Member {
+	var out, below []Member
+	for _, m := range ms {
+		st, err := t.fs.Stat(m.PID)
+		if err != nil || st.StartTime != m.StartTime || st.Zombie() {
+			continue
+		}
+		out = append(out, m)
+		below = append(below, t.fs.walk(t.fs.childrenOf(st), 0)...)
+	}
+	return append(out, below...)
+}

@@ -54,3 +54,19 @@ func (t *Trees) snapshot() *Snapshot {
 	}
 	return t.snap
 }
+
+// SubtreeOf is Subtree of the process whose stat st was just read.
+func (t *Trees) SubtreeOf(st Stat, skip int) []Member { return t.Subtree(st.PID, skip) }
+
+// AliveWithSubtrees is FS.AliveWithSubtrees within the look.
+func (t *Trees) AliveWithSubtrees(ms []Member) []Member {
+	var out []Member
+	var roots []int
+	for _, m := range ms {
+		if t.fs.Alive(m) {
+			out = append(out, m)
+			roots = append(roots, m.PID)
+		}
+	}
+	return append(out, t.subtreesOf(roots)...)
+}

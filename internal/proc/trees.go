@@ -7,16 +7,3 @@ package proc
 // snapshot of the table taken at the first subtree asked for and shared
 // by the rest, not one per tree.
 func (fs FS) Trees() *Trees { return &Trees{fs: fs} }
-
-// AliveWithSubtrees is FS.AliveWithSubtrees within the look.
-func (t *Trees) AliveWithSubtrees(ms []Member) []Member {
-	var out []Member
-	var roots []int
-	for _, m := range ms {
-		if t.fs.Alive(m) {
-			out = append(out, m)
-			roots = append(roots, m.PID)
-		}
-	}
-	return append(out, t.subtreesOf(roots)...)
-}
