@@ -99,4 +99,3 @@ func freed(before, after []PortState) []uint16 {
 	}
 	return out
 }
-

@@ -2,6 +2,8 @@
 
 package proc
 
+import "strconv"
+
 // Subtree lists the live (non-zombie) descendants of root, leaving out
 // skip and its own descendants. For a child subreaper this is the whole
 // tree it started, setsid and double forks included, with no scan of
@@ -62,4 +64,18 @@ func (t *Trees) AliveWithSubtrees(ms []Member) []Member {
 		below = append(below, t.fs.walk(t.fs.childrenOf(st), 0)...)
 	}
 	return append(out, below...)
+}
+
+// childrenOf is Children for a process whose stat was just read: a live
+// process of one thread has one list, its own, read without listing its
+// tasks. A zombie may still have threads running (its leader exited
+// first) whose children are theirs, and its count does not tell that
+// from none: its tasks are listed.
+func (fs FS) childrenOf(st Stat) []int {
+	if st.Threads != 1 || st.Zombie() {
+		return fs.Children(st.PID)
+	}
+	pid := strconv.Itoa(st.PID)
+	kids, _, _ := readChildren(fs.root+"/"+pid+"/task/"+pid+"/children", nil, nil)
+	return kids
 }

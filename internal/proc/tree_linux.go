@@ -7,20 +7,6 @@ import (
 	"strconv"
 )
 
-// childrenOf is Children for a process whose stat was just read: a live
-// process of one thread has one list, its own, read without listing its
-// tasks. A zombie may still have threads running (its leader exited
-// first) whose children are theirs, and its count does not tell that
-// from none: its tasks are listed.
-func (fs FS) childrenOf(st Stat) []int {
-	if st.Threads != 1 || st.Zombie() {
-		return fs.Children(st.PID)
-	}
-	pid := strconv.Itoa(st.PID)
-	kids, _, _ := readChildren(fs.root+"/"+pid+"/task/"+pid+"/children", nil, nil)
-	return kids
-}
-
 // Children lists the children of every thread of pid. Each thread keeps
 // its own list (task/TID/children): a child belongs to the thread that
 // forked it. A list that cannot be read is left out.
