@@ -90,6 +90,20 @@ gobench() {
 			END { for (k in v) { split(substr(v[k], 2), a, " "); printf "%s %.1f\n", k, a[int((n[k] + 1) / 2)] } }'
 }
 
+# vsfloor: BenchmarkHostVsFloor (a floor child and a Host child in
+# turn), the medians of its floor and Host ms per 100 and of its ratio,
+# as "floor host ratio".
+vsfloor() {
+	"$work/spawn.test" -test.run '^$' -test.bench 'HostVsFloor$' -test.benchtime "$benchtime" -test.count "${COUNT:-5}" 2>&1 |
+		awk '/^BenchmarkHostVsFloor/ { for (i = 1; i < NF; i++) { if ($(i+1) == "floor-ms/100") f = f " " $i; if ($(i+1) == "host-ms/100") h = h " " $i; if ($(i+1) == "host/floor") r = r " " $i } }
+			function med(s,   a, n, i, j, t) {
+				n = split(substr(s, 2), a, " ")
+				for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+				return a[int((n + 1) / 2)]
+			}
+			END { print med(f), med(h), med(r) }'
+}
+
 row() { printf '| %s | %s | %s | %s | %s |\n' "$@"; }
 ratio() { python3 -c "print(f'{$1/$2:.2f}×')"; }
 
@@ -108,6 +122,8 @@ host_rows() {
 	wd=$(awk '$1 ~ /\/host\+watchdog$/ {print $2}' <<<"$res")
 	row "100 children started and stopped: Host (exec.Command+Kill+Wait)" "$n" "$host ms" "$exec ms" "$(ratio "$host" "$exec")"
 	row "… Host with its watchdog" "$n" "$wd ms" "$exec ms" "$(ratio "$wd" "$exec")"
+	read -r floor host x <<<"$(vsfloor)"
+	row "100 children: Host against its floor, a child of each in turn (BenchmarkHostVsFloor)" "$n" "$host ms" "$floor ms" "${x}×"
 }
 
 n=$(count)
@@ -163,4 +179,6 @@ res=$(gobench 'HostStartStop100$')
 exec=$(awk '$1 ~ /\/exec$/ {print $2}' <<<"$res")
 host=$(awk '$1 ~ /\/host$/ {print $2}' <<<"$res")
 row "… Host, 4,000 of them children of the benchmark's ancestors" "$n" "$host ms" "$exec ms" "$(ratio "$host" "$exec")"
+read -r floor host x <<<"$(vsfloor)"
+row "… Host against its floor in turn, 4,000 children of the benchmark's ancestors" "$n" "$host ms" "$floor ms" "${x}×"
 stop_orphans
