@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -202,6 +203,11 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
 	r.late.catch(r.sigs, rare)
 	status := r.loop()
 	copyErr := r.stdio.wait()
+	if err := r.init.ExecError(); err != nil {
+		// A contained command's exec is its namespace's init's: it
+		// failed there, as it fails here before a start.
+		return 0, &StartError{Exec: true, Err: &fs.PathError{Op: "exec", Path: cmd.Path, Err: err}}
+	}
 	if cancelled.Load() {
 		return status, fmt.Errorf("spawn: %s ended early: %w", path, ctx.Err())
 	}

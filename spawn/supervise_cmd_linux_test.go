@@ -185,3 +185,36 @@ func TestSuperviseCmdExtraFilesGap(t *testing.T) {
 		}
 	}
 }
+
+// A command the kernel refuses to execute (here a file with its execute
+// bit but no format the kernel knows: ENOEXEC) is a StartError with Exec
+// set, whose cause errors.Is finds, also in a PID namespace, where the
+// namespace's init is the one that fails to execute it; and nothing of
+// it reaches the command's standard error.
+func TestSuperviseCmdExecFailed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "not-a-program")
+	if err := os.WriteFile(path, []byte("\x00\x01 not a program\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []spawn.Options{{}, {Contain: spawn.ContainPIDNamespace}} {
+		var stderr strings.Builder
+		cmd := exec.Command(path)
+		cmd.Stderr = &stderr
+		status, err := spawn.Supervise(context.Background(), cmd, opts)
+		var ce *spawn.ContainError
+		if errors.As(err, &ce) {
+			t.Logf("no PID namespace here: %v", err)
+			continue
+		}
+		var se *spawn.StartError
+		if !errors.As(err, &se) || !se.Exec || !errors.Is(err, syscall.ENOEXEC) || status != 0 {
+			t.Errorf("Contain %q: %d, %v; want 0 and a StartError with Exec whose cause is ENOEXEC", opts.Contain, status, err)
+		}
+		if se != nil && !strings.Contains(se.Error(), path) {
+			t.Errorf("Contain %q: %q does not name the command", opts.Contain, se.Error())
+		}
+		if stderr.Len() > 0 {
+			t.Errorf("Contain %q: the command's stderr got %q, want nothing", opts.Contain, stderr.String())
+		}
+	}
+}

@@ -36,6 +36,8 @@ type Init struct {
 	command *proc.Handle
 	cmdPID  int
 	reading bool
+	// execErr is the errno the init could not execute the command with.
+	execErr syscall.Errno
 }
 
 // Usable rules out what certainly refuses a PID namespace, without
@@ -141,6 +143,10 @@ func (in *Init) read(init int) {
 			}
 		case "exit":
 			status, have = syscall.WaitStatus(r.n), true
+		case "execfail":
+			in.mu.Lock()
+			in.execErr = syscall.Errno(r.n)
+			in.mu.Unlock()
 		}
 	}
 	in.reports.Close()
@@ -258,6 +264,21 @@ func (in *Init) Status(ws syscall.WaitStatus) syscall.WaitStatus {
 		return st
 	}
 	return ws
+}
+
+// ExecError is why the init could not execute the command (an errno),
+// nil when it did or never said; read once the init is reaped (after
+// Status).
+func (in *Init) ExecError() error {
+	if in == nil {
+		return nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.execErr == 0 {
+		return nil
+	}
+	return in.execErr
 }
 
 // Close lets go of what the handle holds; also when the init never

@@ -82,7 +82,10 @@ func Main(args []string) int {
 		Files: files,
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "tether run: exec %s: %v\n", path, err)
+		// The supervisor says it, as it says a failure of its own
+		// start: the init writes nothing of its own to the command's
+		// standard error.
+		reportExecFailed(reports, err)
 		return exitcode.Exec(err)
 	}
 	trace.Printf("init: started %s as %d", path, child)

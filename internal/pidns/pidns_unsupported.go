@@ -41,3 +41,4 @@ func (in *Init) Stops() <-chan syscall.Signal                    { return nil }
 func (in *Init) StillStopped() bool                              { return false }
 func (in *Init) Status(ws syscall.WaitStatus) syscall.WaitStatus { return ws }
 func (in *Init) Close()                                          {}
+func (in *Init) ExecError() error                                { return nil }
