@@ -2,6 +2,7 @@ package reclaim
 
 import (
 	"context"
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 )
@@ -25,7 +26,7 @@ func Find(f Filter) ([]Process, error) {
 // Terminate is the selection and signalling steps of Reclaim, over procs
 // as Find found them (and as the test changed them since).
 func Terminate(procs []Process, f Filter, act Action) []Result {
-	s := &snapshot{procs: procs, records: readRecords(f), protected: proc.Host().Protected()}
+	s := &snapshot{procs: procs, records: readRecords(f), protected: kill.Protected(proc.Host())}
 	results, _ := s.selection(f, act)
 	s.terminateAll(context.Background(), results, f, act)
 	return results

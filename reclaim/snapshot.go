@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/tetherproc/tether/internal/engines"
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
@@ -76,7 +77,7 @@ func take(f Filter, runs bool) (*snapshot, error) {
 		return nil, err
 	}
 	f.Ports = sockets.Unique(f.Ports)
-	s := &snapshot{records: readRecords(f), protected: proc.Host().Protected()}
+	s := &snapshot{records: readRecords(f), protected: kill.Protected(proc.Host())}
 	var pids []int
 	held := map[int][]Listener{}
 	if len(f.Ports) > 0 {

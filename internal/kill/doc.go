@@ -7,6 +7,7 @@
 //
 // It is apart from internal/proc, which reads the kernel's process
 // table and says what it found; what is signalled, when and how hard is
-// this package's, and whom to spare (PID 1, tether's own line) is its
-// callers' policy.
+// this package's, and so is the list of whom never to signal (Protected:
+// PID 1, tether's own line), which reclaim and tether wait's holders
+// consult.
 package kill

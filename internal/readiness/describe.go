@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
@@ -53,7 +54,7 @@ func (s Spec) describe(st *waitState) ([]Port, error) {
 func checkHolders(hs []sockets.Holder) (map[int]Holder, error) {
 	out := map[int]Holder{}
 	var pids []int
-	protected := proc.Host().Protected()
+	protected := kill.Protected(proc.Host())
 	for _, h := range hs {
 		if _, ok := out[h.PID]; ok {
 			continue
