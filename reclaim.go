@@ -207,7 +207,8 @@ func outcomeText(r reclaim.Result) string {
 }
 
 // hint words each result's reason with the flag that would include it,
-// as the library's reasons name none, and the held ports' holders again.
+// as the library's reasons name none (leftText words a port's holders
+// from them).
 func hint(sum reclaim.Summary) {
 	for i := range sum.Results {
 		r := &sum.Results[i]
@@ -230,7 +231,10 @@ func leftText(sum reclaim.Summary, p reclaim.PortState, l reclaim.LeftHolder) st
 			}
 		}
 	case reclaim.LeftOutOfSight:
-		return fmt.Sprintf("a process of uid %d that tether cannot see", l.UID)
+		if l.UID != nil {
+			return fmt.Sprintf("a process of uid %d that tether cannot see", *l.UID)
+		}
+		return "a process that tether cannot see"
 	case reclaim.LeftNotEnded, reclaim.LeftNotSelected:
 		if r, ok := sum.Result(l.PID); ok {
 			if l.Why == reclaim.LeftNotEnded {

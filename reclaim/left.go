@@ -8,8 +8,9 @@ type LeftHolder struct {
 	Why LeftWhy `json:"why"`
 	// PID is the holder's; 0 for one out of sight (LeftOutOfSight).
 	PID int `json:"pid,omitempty"`
-	// UID is the owner of the socket whose holder is out of sight.
-	UID int `json:"uid,omitempty"`
+	// UID is the owner of the socket whose holder is out of sight (0,
+	// root, is one); nil for a holder in sight.
+	UID *int `json:"uid,omitempty"`
 }
 
 // LeftWhy is why a holder of a port was left holding it.
@@ -64,7 +65,7 @@ func (s Summary) explainLeft() {
 			}
 		}
 		for _, uid := range st.Hidden {
-			st.Left = append(st.Left, LeftHolder{Why: LeftOutOfSight, UID: uid})
+			st.Left = append(st.Left, LeftHolder{Why: LeftOutOfSight, UID: &uid})
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package reclaim
 
 import (
+	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
@@ -30,3 +32,20 @@ func (s Sent) String() string {
 
 // MarshalText is the step's text, for JSON.
 func (s Sent) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads the step's text back, as tether reclaim --json
+// writes it.
+func (s *Sent) UnmarshalText(text []byte) error {
+	t := string(text)
+	if engine, ok := strings.CutPrefix(t, "stopped through "); ok && engine != "" {
+		*s = Sent{Engine: engine}
+		return nil
+	}
+	name, via := strings.CutSuffix(t, " (to its supervisor)")
+	sig := proc.SignalNum(name)
+	if sig == 0 {
+		return fmt.Errorf("reclaim: %q is no step a reclaim takes (TERM, KILL (to its supervisor), stopped through ENGINE)", t)
+	}
+	*s = Sent{Signal: sig, ToSupervisor: via}
+	return nil
+}

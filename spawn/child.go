@@ -158,9 +158,12 @@ func (c *Child) list(t *proc.Trees) []proc.Member {
 func (c *Child) tree(t *proc.Trees, known []proc.Member) (ms []proc.Member, held bool) {
 	fs := proc.Host()
 	self := proc.Member{PID: c.pid, StartTime: c.started}
+	// Done is asked before Reaped: a child reaped between the two is
+	// then seen reaped, not held.
+	done := c.handle != nil && c.handle.Done()
 	switch reaped, ok := c.reaped(); {
 	case ok && reaped:
-	case ok && c.handle.Done():
+	case ok && done:
 		// A zombie with no thread left: no member, and no children.
 		held = true
 	default:

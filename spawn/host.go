@@ -153,11 +153,8 @@ func checkChild(cmd *exec.Cmd, opts ChildOptions) error {
 	if cmd.Process != nil {
 		return errors.New("spawn: Host.Start: " + cmd.Path + " already started")
 	}
-	if opts.Grace < 0 {
-		return fmt.Errorf("spawn: Host.Start: %s: Grace %v is negative", cmd.Path, opts.Grace)
-	}
-	if opts.Cgroup < NoCgroup || opts.Cgroup > CgroupRequired {
-		return fmt.Errorf("spawn: Host.Start: %s: CgroupMode %d is none of NoCgroup, CgroupWhereAllowed, CgroupRequired", cmd.Path, opts.Cgroup)
+	if err := opts.Validate(); err != nil {
+		return fmt.Errorf("spawn: Host.Start: %s: %w", cmd.Path, err)
 	}
 	if setsRunAttrs(cmd.SysProcAttr) {
 		return fmt.Errorf("spawn: Host.Start: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the Host's to set (the child's process group and cgroup are its run's)", cmd.Path)

@@ -262,6 +262,9 @@ func Exec(cmd *exec.Cmd, opts ExecOptions) error {
 	if err := checkExec(cmd); err != nil {
 		return err
 	}
+	if err := opts.Validate(); err != nil {
+		return &StartError{Err: err}
+	}
 	path, argv := cmd.Path, commandLine(cmd)
 	env := cmd.Environ()
 	if env == nil {

@@ -151,6 +151,9 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
 	if err := checkCommand("Supervise", cmd); err != nil {
 		return 0, err
 	}
+	if err := opts.Validate(); err != nil {
+		return 0, &StartError{Err: err}
+	}
 	if err := ctx.Err(); err != nil {
 		return 0, &StartError{Err: err}
 	}

@@ -16,3 +16,12 @@ func SignalName(sig syscall.Signal) string {
 	}
 	return sig.String()
 }
+
+// SignalNum is the signal named name without SIG (TERM, KILL), as
+// SignalName writes it; 0 for none.
+func SignalNum(name string) syscall.Signal {
+	if name == "" {
+		return 0
+	}
+	return unix.SignalNum("SIG" + name)
+}
