@@ -218,3 +218,31 @@ func TestSuperviseCmdExecFailed(t *testing.T) {
 		}
 	}
 }
+
+// A credential in SysProcAttr is the command's, contained or not: in a
+// PID namespace the init keeps the caller's identity (it mounts the
+// namespace's /proc) and the command runs as the credential says.
+func TestSuperviseCmdCredential(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to start a command as uid 65534")
+	}
+	for _, opts := range []spawn.Options{{}, {Contain: spawn.ContainPIDNamespace}} {
+		var out strings.Builder
+		cmd := exec.Command("/bin/sh", "-c", `echo "$(id -u) $(id -g) $PPID"`)
+		cmd.Stdout = &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		status, err := spawn.Supervise(context.Background(), cmd, opts)
+		var ce *spawn.ContainError
+		if errors.As(err, &ce) {
+			t.Logf("no PID namespace here: %v", err)
+			continue
+		}
+		f := strings.Fields(out.String())
+		if status != 0 || err != nil || len(f) != 3 || f[0] != "65534" || f[1] != "65534" {
+			t.Errorf("Contain %q: %d, %v, output %q; want 0 and uid, gid 65534", opts.Contain, status, err, out.String())
+		}
+		if opts.Contain == spawn.ContainPIDNamespace && len(f) == 3 && f[2] != "1" {
+			t.Errorf("contained: the command's parent is PID %s, want 1 (the namespace's init)", f[2])
+		}
+	}
+}

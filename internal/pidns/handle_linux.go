@@ -75,15 +75,20 @@ func Prepare(self, path string, argv []string, grace time.Duration, targets []in
 		return nil, nil, fmt.Errorf("init pipe: %w", err)
 	}
 	attr.Files = append(attr.Files, wr.Fd())
+	// The credential is the command's (credential.go): the init, which
+	// mounts /proc, keeps the supervisor's.
+	cred := attr.Sys.Credential
+	attr.Sys.Credential = nil
 	setNamespaces(attr.Sys)
 	attr.Sys.Pdeathsig = syscall.SIGKILL
 	in := &Init{reports: rd, write: wr, status: make(chan syscall.WaitStatus, 1), stops: make(chan syscall.Signal, 1)}
-	return in, initArgs(grace, targets, path, argv), nil
+	return in, initArgs(grace, targets, cred, path, argv), nil
 }
 
-// initArgs is the init's command line, as Main reads it: the targets
-// of the extra descriptors comma-separated, "-" for none.
-func initArgs(grace time.Duration, targets []int, path string, argv []string) []string {
+// initArgs is the init's command line, as Main reads it: the grace, the
+// targets of the extra descriptors comma-separated ("-" for none), the
+// command's credential (credentialArg), the command.
+func initArgs(grace time.Duration, targets []int, cred *syscall.Credential, path string, argv []string) []string {
 	ts := "-"
 	if len(targets) > 0 {
 		s := make([]string, len(targets))
@@ -92,7 +97,7 @@ func initArgs(grace time.Duration, targets []int, path string, argv []string) []
 		}
 		ts = strings.Join(s, ",")
 	}
-	return append([]string{"tether", Arg, strconv.FormatInt(int64(grace), 10), ts, path}, argv...)
+	return append([]string{"tether", Arg, strconv.FormatInt(int64(grace), 10), ts, credentialArg(cred), path}, argv...)
 }
 
 // setNamespaces has sys start its process in the namespaces of a
@@ -312,7 +317,7 @@ func Try(self string) error {
 	defer null.Close()
 	attr := &syscall.ProcAttr{Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), null.Fd()}, Sys: &syscall.SysProcAttr{}}
 	setNamespaces(attr.Sys)
-	pid, err := syscall.ForkExec(self, initArgs(0, nil, "/bin/true", []string{"true"}), attr)
+	pid, err := syscall.ForkExec(self, initArgs(0, nil, nil, "/bin/true", []string{"true"}), attr)
 	if err != nil {
 		return fmt.Errorf("new namespaces refused: %w", err)
 	}

@@ -37,8 +37,8 @@ import (
 // namespace: TERM, up to the grace, then its own exit, on which the
 // kernel kills whatever is left.
 func Main(args []string) int {
-	if len(args) < 4 || os.Getpid() != 1 {
-		fmt.Fprintln(os.Stderr, "tether-init: want GRACE_NS EXTRA_FDS PATH ARGV..., as the init of a PID namespace")
+	if len(args) < 5 || os.Getpid() != 1 {
+		fmt.Fprintln(os.Stderr, "tether-init: want GRACE_NS EXTRA_FDS CREDENTIAL PATH ARGV..., as the init of a PID namespace")
 		return 125
 	}
 	grace, err := strconv.ParseInt(args[0], 10, 64)
@@ -51,7 +51,12 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "tether-init: bad targets of extra descriptors", args[1])
 		return 125
 	}
-	args = args[1:]
+	cred, ok := parseCredential(args[2])
+	if !ok {
+		fmt.Fprintln(os.Stderr, "tether-init: bad credential", args[2])
+		return 125
+	}
+	args = args[2:]
 	syscall.CloseOnExec(3)
 	reports := os.NewFile(3, "supervisor")
 	// Every signal is caught, and none but SIGCHLD acted on: caught
@@ -80,6 +85,7 @@ func Main(args []string) int {
 	child, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: files,
+		Sys:   &syscall.SysProcAttr{Credential: cred},
 	})
 	if err != nil {
 		// The supervisor says it, as it says a failure of its own
