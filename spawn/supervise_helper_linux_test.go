@@ -53,11 +53,12 @@ func inherit(cmd *exec.Cmd) *exec.Cmd {
 
 // modeSupervise runs spawn.Supervise on the command in PROCTEST_ARGS (a
 // JSON array): as a library caller, or with PROCTEST_SOLE set as tether
-// run does (SoleReaper); with PROCTEST_GRACE as Options.Grace
-// and PROCTEST_FORKING set, Forking; with PROCTEST_TIMEOUT, its context
-// ends after that long, and it prints "cancelled STATUS WRAPS" first
-// (WRAPS: whether the error wraps context.DeadlineExceeded). The signals numbered in
-// PROCTEST_IGNORE are set to SIG_IGN first, as nohup leaves them. Once
+// run does (SoleReaper); with PROCTEST_GRACE as Options.Grace,
+// PROCTEST_FORKING set, Forking, and PROCTEST_CONTAIN as Contain; with
+// PROCTEST_TIMEOUT, its context ends after that long, and it prints
+// "cancelled STATUS WRAPS" first (WRAPS: whether the error wraps
+// context.DeadlineExceeded). The signals numbered in PROCTEST_IGNORE are
+// set to SIG_IGN first, as nohup leaves them. Once
 // Supervise returns it reports (report), then waits for its standard
 // input to close, so that the test can read /proc while it is alive and
 // its zombies, if any, are still its own.
@@ -79,6 +80,7 @@ var modeSupervise = proctest.Register("supervise", func() {
 		}
 	}
 	cfg.Forking = os.Getenv("PROCTEST_FORKING") != ""
+	cfg.Contain = spawn.Containment(os.Getenv("PROCTEST_CONTAIN"))
 	for _, f := range strings.Fields(os.Getenv("PROCTEST_IGNORE")) {
 		n, _ := strconv.Atoi(f)
 		signal.Ignore(syscall.Signal(n))

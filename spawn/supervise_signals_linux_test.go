@@ -127,7 +127,13 @@ func TestSuperviseForwardsSignals(t *testing.T) {
 // number first, and so is a Go program's channel.
 func TestSuperviseKeepsIgnoredSignals(t *testing.T) {
 	nohup, err := exec.LookPath("nohup")
-	for _, v := range supervisors {
+	// Contained in a PID namespace too, where the namespace's init, which
+	// catches every other signal, starts the command.
+	pidns := struct {
+		name string
+		env  []string
+	}{"sole reaper in a PID namespace", []string{"PROCTEST_SOLE=1", "PROCTEST_CONTAIN=pidns"}}
+	for _, v := range append(slices.Clip(supervisors), pidns) {
 		for _, tc := range []struct {
 			name    string
 			spec    proctest.Spec

@@ -61,12 +61,15 @@ func Main(args []string) int {
 	reports := os.NewFile(3, "supervisor")
 	// Every signal is caught, and none but SIGCHLD acted on: caught
 	// rather than ignored, so that the command starts with the default
-	// dispositions (an ignored signal stays ignored across execve). A
-	// channel of its own for SIGCHLD, which no flood of others can
-	// crowd out; one waiting is enough, as each is followed by a reap
-	// of every child that has exited.
+	// dispositions (an ignored signal stays ignored across execve), but
+	// for those the init was started with ignored: the supervisor's
+	// caller left them so (nohup's HUP), and the command gets them
+	// ignored as it would without tether. A channel of its own for
+	// SIGCHLD, which no flood of others can crowd out; one waiting is
+	// enough, as each is followed by a reap of every child that has
+	// exited.
 	other, sigchld := make(chan os.Signal, 1), make(chan os.Signal, 1)
-	signal.Notify(other)
+	signal.Notify(other, caught()...)
 	signal.Notify(sigchld, syscall.SIGCHLD)
 	go func() {
 		for range other {
@@ -100,6 +103,18 @@ func Main(args []string) int {
 	reportExit(reports, uint32(status))
 	endNamespace(time.Duration(grace), sigchld)
 	return exitcode.Wait(status)
+}
+
+// caught are the signals the init catches: every one but those it was
+// started with ignored, which stay ignored for the command.
+func caught() []os.Signal {
+	var sigs []os.Signal
+	for sig := syscall.Signal(1); sig <= 64; sig++ {
+		if sig != syscall.SIGKILL && sig != syscall.SIGSTOP && !signal.Ignored(sig) {
+			sigs = append(sigs, sig)
+		}
+	}
+	return sigs
 }
 
 // extraFiles reads the targets of the extra descriptors, which arrive at
