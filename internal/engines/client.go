@@ -66,7 +66,7 @@ func oneLine(s string) string {
 }
 
 // client speaks the Docker Engine API (which Podman answers too) over a
-// unix socket: HTTP/1.1, one connection per call, each call within its
+// unix socket: HTTP/1.0 (exchange.go), one connection per call, each call within its
 // limit.
 type client struct {
 	socket string // as named: what errors say
