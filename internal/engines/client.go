@@ -66,8 +66,8 @@ func oneLine(s string) string {
 }
 
 // client speaks the Docker Engine API (which Podman answers too) over a
-// unix socket: HTTP/1.0 (exchange.go), one connection per call, each call within its
-// limit.
+// unix socket: HTTP/1.0 (exchange.go), one connection per call, each
+// call within its limit.
 type client struct {
 	socket string // as named: what errors say
 	path   string // resolved: what is dialled
