@@ -133,6 +133,13 @@ func hostTree(t *testing.T, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser
 	t.Helper()
 	cmd = exec.Command(hostprog(t), append([]string{"tree"}, args...)...)
 	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	return hostTreeOf(t, cmd)
+}
+
+// hostTreeOf is hostTree of a command made by the caller (under a
+// seccomp filter, say).
+func hostTreeOf(t *testing.T, cmd *exec.Cmd) (_ *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]proc.Member) {
+	t.Helper()
 	cmd.Stderr = os.Stderr
 	stdin, _ = cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

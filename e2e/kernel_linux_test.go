@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -249,4 +250,44 @@ func cgroup2Mount(t *testing.T) string {
 		}
 	}
 	return ""
+}
+
+// A Host's Stop and Close end each child's whole tree where the kernel
+// gives no pidfd (before 5.3: the child is looked at through /proc), and
+// where waitid cannot take one (5.3: the Host reads /proc to know whether
+// the child was reaped, and Go's own Wait takes wait4).
+func TestRefusedPidfdHostStop(t *testing.T) {
+	needFull(t, "the full path's pidfds")
+	cases := map[string][]proctest.Refusal{
+		"all pidfd ENOSYS":       noPidfds,
+		"waitid P_PIDFD, as 5.3": {{Call: "waitid", Errno: syscall.EINVAL}},
+	}
+	for name, refuse := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := proctest.Refusing(t, refuse, hostprog(t), "tree", "2")
+			c.Env = append(c.Env, proctest.Env(t)...)
+			cmd, stdin, lines, runs, trees := hostTreeOf(t, c)
+			if _, err := io.WriteString(stdin, "stop "+runs[0]+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := proctest.ReadLine(t, lines), "stopped "+runs[0]+" <nil>"; got != want {
+				t.Fatalf("hostprog said %q, want %q", got, want)
+			}
+			if left := aliveOf(trees[runs[0]]); len(left) > 0 {
+				t.Errorf("Stop returned with %d of the child's tree running: %v", len(left), left)
+			}
+			if n := len(aliveOf(trees[runs[1]])); n != len(trees[runs[1]]) {
+				t.Errorf("the other child's tree lost %d of its %d processes to the Stop", len(trees[runs[1]])-n, len(trees[runs[1]]))
+			}
+			if _, err := io.WriteString(stdin, "close\n"); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("hostprog close: %v", err)
+			}
+			if left := aliveOf(trees[runs[1]]); len(left) > 0 {
+				t.Errorf("Close returned with %d of a child's tree running: %v", len(left), left)
+			}
+		})
+	}
 }
