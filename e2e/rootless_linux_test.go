@@ -268,10 +268,19 @@ func TestContainerRootlessPodmanNoAPI(t *testing.T) {
 	// The container is named from its conmon's child, its first process,
 	// once that is in the helper's network namespace: on a loaded machine
 	// a moment after the port listens.
-	proctest.Eventually(t, "the container's process in the helper's network namespace", func() bool {
-		r := tether(t, env, "reclaim", "--port", port, "--foreign", "--any-user", "--dry-run")
-		return strings.Contains(r.stdout, "podman stop "+name)
-	})
+	// The wait is longer than Eventually's, and its failure says what
+	// reclaim said last: under CI's load (two engines, PostgreSQL, the
+	// race detector's builds) it once took more than 10 s.
+	var last result
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		last = tether(t, env, "reclaim", "--port", port, "--foreign", "--any-user", "--dry-run")
+		if strings.Contains(last.stdout, "podman stop "+name) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the container's process in the helper's network namespace: not within 30 s; reclaim said last: %+v", last)
+		}
+	}
 	for _, dry := range []bool{true, false} {
 		args := []string{"reclaim", "--port", port, "--foreign", "--any-user", "--grace", "1s"}
 		if dry {

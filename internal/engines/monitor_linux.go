@@ -13,20 +13,32 @@ import (
 )
 
 // monitorOf finds, without asking an engine, the conmon of the
-// container whose network namespace helper pid serves (rootlessport's
-// main thread is in it; pasta's --netns names it), among the processes
-// of uid: conmon's command line names the container, so that a user can
-// be told which one to stop. It reads every process's command line, and
-// is used only when no engine answered. nil for none found.
+// container whose network namespace helper pid serves, among the
+// processes of uid: conmon's command line names the container, so that a
+// user can be told which one to stop. Pasta's --netns names the
+// namespace. Rootlessport's child process runs in it, and a thread of
+// its own may (its main thread, as its runtime happened to schedule it;
+// under load, none), so every namespace the helper's threads and its
+// children's are in is a candidate. The container's is told from the
+// host's by conmon, which runs outside the container: its child, the
+// container's first process, is in a namespace other than conmon's own. It reads every process's command line, and is used only
+// when no engine answered. nil for none found.
 func monitorOf(fs proc.FS, pid int, p *Proxy, uid int) *Proxy {
-	target := netnsInode(fs.Path(pid, "ns/net"))
+	targets := map[uint64]bool{}
 	if p.Program == Pasta {
 		if p.Netns == "" || !filepath.IsAbs(p.Netns) {
 			return nil
 		}
-		target = netnsInode(p.Netns)
+		targets[netnsInode(p.Netns)] = true
+	} else {
+		for _, of := range append([]int{pid}, fs.Children(pid)...) {
+			for _, dir := range namespaceDirs(fs, of) {
+				targets[netnsInode(fs.Path(of, dir+"ns/net"))] = true
+			}
+		}
 	}
-	if target == 0 {
+	delete(targets, 0)
+	if len(targets) == 0 {
 		return nil
 	}
 	entries, err := os.ReadDir(fs.Root())
@@ -53,8 +65,9 @@ func monitorOf(fs proc.FS, pid int, p *Proxy, uid int) *Proxy {
 		if err != nil {
 			continue
 		}
+		own := netnsInode(fs.Path(mon, "ns/net"))
 		for _, kid := range splitPIDs(data) {
-			if netnsInode(fs.Path(kid, "ns/net")) == target {
+			if ns := netnsInode(fs.Path(kid, "ns/net")); ns != own && targets[ns] {
 				return c
 			}
 		}
