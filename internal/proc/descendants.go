@@ -8,17 +8,11 @@ package proc
 // orphan already re-parented to init that left the group is not among
 // them; what finds it is the run id it carries.
 func (fs FS) Descendants(root, skip, pgid int) []Member {
-	return fs.DescendantsOf([]int{root}, skip, pgid)
-}
-
-// DescendantsOf is Descendants of several roots, from one snapshot of
-// every process; the roots themselves are not listed.
-func (fs FS) DescendantsOf(roots []int, skip, pgid int) []Member {
 	snap, err := fs.Snapshot()
 	if err != nil {
 		return nil
 	}
-	return snap.Descendants(roots, skip, pgid)
+	return snap.Descendants([]int{root}, skip, pgid)
 }
 
 // walk lists the live processes reached from queue, breadth first, each

@@ -32,10 +32,22 @@ func TestStrays(t *testing.T) {
 	}
 	fs := proc.Host()
 	var stray proc.Member
-	proctest.Eventually(t, "the stray to leave its parent and have its child", func() bool {
+	// Past its execve, too: its command name changes before its new
+	// environment can be read, and one caught in between is reported
+	// executing, not matched.
+	readable := func(pid int) bool {
+		st, err := fs.Stat(pid)
+		if err != nil || st.Comm != "sleep" {
+			return false
+		}
+		env, err := fs.Environ(pid)
+		return err == nil && slices.Contains(env, entry)
+	}
+	proctest.Eventually(t, "the stray to leave its parent and have its child, both past their execve", func() bool {
 		st, err := fs.Stat(pid)
 		stray = proc.Member{PID: pid, StartTime: st.StartTime}
-		return err == nil && st.PPID != parent && st.Comm == "sleep" && len(fs.Subtree(pid, 0)) == 1
+		sub := fs.Subtree(pid, 0)
+		return err == nil && st.PPID != parent && st.Comm == "sleep" && len(sub) == 1 && readable(pid) && readable(sub[0].PID)
 	})
 	child := fs.Subtree(pid, 0)[0]
 	t.Cleanup(func() {

@@ -25,15 +25,6 @@ func (fs FS) walk(queue []int, skip int) []Member {
 	})
 }
 
-// SubtreesOf lists the live descendants of each of roots.
-func (fs FS) SubtreesOf(roots []int) []Member {
-	var out []Member
-	for _, pid := range roots {
-		out = append(out, fs.Subtree(pid, 0)...)
-	}
-	return out
-}
-
 // childrenLists says that the kernel's lists of children are followed:
 // what Strays reads instead of every process.
 const childrenLists = true

@@ -11,15 +11,6 @@ package proc
 // nothing, as Descendants does.
 func (fs FS) Subtree(root, skip int) []Member { return fs.Descendants(root, skip, 0) }
 
-// SubtreesOf lists the live descendants of each of roots, from one pass
-// over every process.
-func (fs FS) SubtreesOf(roots []int) []Member {
-	if len(roots) == 0 {
-		return nil
-	}
-	return fs.DescendantsOf(roots, 0, 0)
-}
-
 // Trees is one look at several trees, from one snapshot: see FS.Trees.
 type Trees struct {
 	fs    FS
