@@ -10,9 +10,15 @@ import (
 )
 
 // Listener is a socket that serves a port: a listening TCP socket or a
-// bound, unconnected UDP socket ("tcp 0.0.0.0:8080"). Its UID (the
-// socket's owner) and Inode (which its holders' fds name) are not in its
-// JSON.
+// bound, unconnected UDP socket ("tcp 0.0.0.0:8080"). Its fields, as the
+// type is defined inside the module (go doc shows no fields of an
+// alias):
+//
+//	Proto string     // "tcp" or "udp"
+//	Addr  netip.Addr // the local address; unspecified for all of them
+//	Port  uint16     // the local port
+//	UID   int        // the socket's owner; not in the JSON
+//	Inode uint64     // the inode its holders' fds name; not in the JSON
 type Listener = sockets.Listener
 
 // Manager is who runs a holder of a port when it is not its own: a
@@ -20,7 +26,23 @@ type Listener = sockets.Listener
 // be) or a service manager (a systemd unit). Its Kind is one of the
 // ManagerKind constants below, its Engine one of the engine names, and
 // its Unreachable, when an engine could not be asked, wraps one of the
-// errors below or an *EngineError.
+// errors below or an *EngineError. Its fields, as the type is defined
+// inside the module (go doc shows no fields of an alias):
+//
+//	Kind        ManagerKind // ByContainer, ByUnit or ByProcessManager
+//	Engine      string      // Docker, Podman, ... (a container); pm2 or supervisord (a process manager)
+//	ID, Name    string      // the container's full id and name; the unit's or the program's name
+//	Image       string      // the container's image
+//	Project     string      // the com.docker.compose.project label, when set
+//	Service     string      // the com.docker.compose.service label, when set
+//	User        bool        // a user's own unit (systemctl --user)
+//	Rootless    bool        // a user's own engine's container, run without root
+//	UID         int         // the unit's, the rootless engine's or the process manager's user
+//	Proxy       bool        // the process is one of the engine's helpers, not in the container
+//	Helper      string      // which helper: docker-proxy, rootlessport, slirp4netns, pasta, ...
+//	Daemon      int         // the process manager's daemon's PID
+//	Socket      string      // the engine's API socket it was found through; "" when none answered
+//	Unreachable error       // why no engine could be asked; nil when one answered
 type Manager = engines.Manager
 
 // ManagerKind says what sort of manager runs a holder.
