@@ -131,9 +131,7 @@ func TestHostProgramKeepsItsOwnChildren(t *testing.T) {
 // its own, and a renamed one.
 func hostTree(t *testing.T, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]proc.Member) {
 	t.Helper()
-	cmd = exec.Command(hostprog(t), append([]string{"tree"}, args...)...)
-	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
-	return hostTreeOf(t, cmd)
+	return hostTreeOf(t, hostTreeCmd(t, args...))
 }
 
 // hostTreeOf is hostTree of a command made by the caller (under a
@@ -285,7 +283,22 @@ func hostSIGKILL(t *testing.T, replace bool) {
 // Stop of one child ends its whole tree and leaves the others running;
 // Close ends the rest.
 func TestHostStopOneChild(t *testing.T) {
-	cmd, stdin, lines, runs, trees := hostTree(t, "3")
+	cmd, stdin, lines, runs, trees := hostTreeOf(t, hostTreeCmd(t, "3"))
+	stopOneThenClose(t, cmd, stdin, lines, runs, trees)
+}
+
+// hostTreeCmd is the host program's tree command with args.
+func hostTreeCmd(t *testing.T, args ...string) *exec.Cmd {
+	cmd := exec.Command(hostprog(t), append([]string{"tree"}, args...)...)
+	cmd.Env = append(proctest.CleanEnv(), proctest.Env(t)...)
+	return cmd
+}
+
+// stopOneThenClose has the host program (hostTreeOf's) stop its first
+// child, whose whole tree must be gone when Stop returns and the
+// others' untouched, then close, which must end the rest.
+func stopOneThenClose(t *testing.T, cmd *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]proc.Member) {
+	t.Helper()
 	if _, err := io.WriteString(stdin, "stop "+runs[0]+"\n"); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -267,27 +266,7 @@ func TestRefusedPidfdHostStop(t *testing.T) {
 			c := proctest.Refusing(t, refuse, hostprog(t), "tree", "2")
 			c.Env = append(c.Env, proctest.Env(t)...)
 			cmd, stdin, lines, runs, trees := hostTreeOf(t, c)
-			if _, err := io.WriteString(stdin, "stop "+runs[0]+"\n"); err != nil {
-				t.Fatal(err)
-			}
-			if got, want := proctest.ReadLine(t, lines), "stopped "+runs[0]+" <nil>"; got != want {
-				t.Fatalf("hostprog said %q, want %q", got, want)
-			}
-			if left := aliveOf(trees[runs[0]]); len(left) > 0 {
-				t.Errorf("Stop returned with %d of the child's tree running: %v", len(left), left)
-			}
-			if n := len(aliveOf(trees[runs[1]])); n != len(trees[runs[1]]) {
-				t.Errorf("the other child's tree lost %d of its %d processes to the Stop", len(trees[runs[1]])-n, len(trees[runs[1]]))
-			}
-			if _, err := io.WriteString(stdin, "close\n"); err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("hostprog close: %v", err)
-			}
-			if left := aliveOf(trees[runs[1]]); len(left) > 0 {
-				t.Errorf("Close returned with %d of a child's tree running: %v", len(left), left)
-			}
+			stopOneThenClose(t, cmd, stdin, lines, runs, trees)
 		})
 	}
 }

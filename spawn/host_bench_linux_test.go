@@ -37,15 +37,7 @@ func BenchmarkHostStartStop100(b *testing.B) {
 		}
 	})
 	b.Run("floor", func(b *testing.B) {
-		starts := make(chan func(), 1)
-		go func() {
-			runtime.LockOSThread()
-			for start := range starts {
-				start()
-			}
-		}()
-		defer close(starts)
-		env := append(os.Environ(), "TETHER=1", "TETHER_RUN_ID=0123456789abcdef0123456789abcdef")
+		starts, env := floorSpawner(b)
 		for b.Loop() {
 			for i := 0; i < 100; i++ {
 				if err := floorStartStop(starts, env); err != nil {
@@ -86,15 +78,7 @@ func BenchmarkHostStartStop100(b *testing.B) {
 // ratio holds where the separate runs above wander by a fifth. It
 // reports the milliseconds per 100 children of each and their ratio.
 func BenchmarkHostVsFloor(b *testing.B) {
-	starts := make(chan func(), 1)
-	go func() {
-		runtime.LockOSThread()
-		for start := range starts {
-			start()
-		}
-	}()
-	defer close(starts)
-	env := append(os.Environ(), "TETHER=1", "TETHER_RUN_ID=0123456789abcdef0123456789abcdef")
+	starts, env := floorSpawner(b)
 	h, err := spawn.NewHostWithoutWatchdog()
 	if err != nil {
 		b.Fatal(err)
@@ -126,6 +110,21 @@ func BenchmarkHostVsFloor(b *testing.B) {
 	b.ReportMetric(float64(floor.Milliseconds())/float64(n), "floor-ms/100")
 	b.ReportMetric(float64(host.Milliseconds())/float64(n), "host-ms/100")
 	b.ReportMetric(float64(host)/float64(floor), "host/floor")
+}
+
+// floorSpawner is the floor's spawner, a goroutine on a locked thread
+// that runs each start sent to it until the benchmark ends, and the
+// environment of its children, stamped with two markers.
+func floorSpawner(b *testing.B) (chan<- func(), []string) {
+	starts := make(chan func(), 1)
+	go func() {
+		runtime.LockOSThread()
+		for start := range starts {
+			start()
+		}
+	}()
+	b.Cleanup(func() { close(starts) })
+	return starts, append(os.Environ(), "TETHER=1", "TETHER_RUN_ID=0123456789abcdef0123456789abcdef")
 }
 
 // floorStartStop is the least a child's life costs with the guarantee a

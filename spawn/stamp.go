@@ -16,23 +16,18 @@ import (
 	"github.com/tetherproc/tether/procid"
 )
 
-// resolve fills in the defaults for a child running command and
-// validates the result.
+// resolve fills in the defaults for a child running command.
 func (c Options) resolve(command string) (Options, error) {
+	// What was given was validated by the entry point (Validate); what
+	// is filled in here is valid by construction.
 	if c.Name == "" {
 		c.Name = marker.NameFor(command)
-	}
-	if err := c.Markers.Validate(); err != nil {
-		return c, err
 	}
 	if c.Signal == 0 {
 		c.Signal = syscall.SIGTERM
 	}
 	if c.RunID == "" {
 		c.RunID = marker.NewRunID()
-	}
-	if err := c.Stamp.Validate(); err != nil {
-		return c, err
 	}
 	if c.Supervisor.PID == 0 {
 		s, err := selfOrParent(false)
