@@ -11,6 +11,7 @@ import (
 	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
@@ -269,15 +270,13 @@ func terminate(ctx context.Context, set []*target, act Action) {
 			defer t.via.Close()
 		}
 	}
-	ended := kill.Escalation{
-		Signal: act.Signal,
-		Grace:  act.Grace,
-		List:   e.list,
-		Send:   e.send,
-		Wait:   e.wait,
-		What:   "reclaim",
-		Hurry:  ctx.Done(),
-	}.Run()
+	ended := runtree.Tree{
+		What:    "reclaim",
+		Sources: []runtree.Source{runtree.SourceFunc(e.list)},
+		Signal:  act.Signal,
+		Send:    e.send,
+		Wait:    e.wait,
+	}.End(ctx, act.Grace)
 	for _, t := range set {
 		t.r.Outcome, t.r.Why = outcomeOf(t, ended, ctx.Err())
 		trace.Printf("reclaim: %d %s %s", t.r.PID, t.r.Outcome, t.r.Why)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -113,16 +114,14 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 	// is skipped by its signal (gone), what was forked since is the
 	// next look's.
 	en.fresh = true
-	e := kill.Escalation{
-		Grace:   grace,
-		List:    en.look,
+	t := runtree.Tree{
+		What:    en.what(),
+		Sources: []runtree.Source{runtree.SourceFunc(en.look)},
 		Send:    en.send,
 		KillAll: en.killAll,
 		Wait:    en.wait,
-		Hurry:   ctx.Done(),
-		What:    en.what(),
 	}
-	if e.Run() {
+	if t.End(ctx, grace) {
 		return nil
 	}
 	return en.errors(ctx)

@@ -3,6 +3,7 @@
 package spawn
 
 import (
+	"context"
 	"os"
 	"os/signal"
 	"strconv"
@@ -10,8 +11,8 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/exitcode"
-	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 )
@@ -63,13 +64,14 @@ func (r *supervisor) exitedZero() bool {
 // namedDaemon says on stderr, once, that a daemon the command left (a
 // process that made itself a session leader) is being ended, when the
 // command exited 0 without Forking: a launcher that daemonizes otherwise
-// looks like a run that ended at once, in silence. tree is the cleanup's
-// first list of what is left.
-func (r *supervisor) namedDaemon(tree []proc.Member) {
+// looks like a run that ended at once, in silence. It looks before the
+// cleanup's first TERM.
+func (r *supervisor) namedDaemon() {
 	if r.cfg.Forking || !r.exitedZero() || r.daemonNamed {
 		return
 	}
 	r.daemonNamed = true
+	tree := r.tree()
 	fs := proc.Host()
 	// A launcher may exit between its fork and its child's setsid
 	// (redis does): while an orphan it left is not yet a session leader,
@@ -186,39 +188,26 @@ func (r *supervisor) handle(sig syscall.Signal) (term bool) {
 // killTree ends the tree at once: the grace after a TERM is over.
 func (r *supervisor) killTree() {
 	trace.Printf("grace of %v after TERM over: KILL to the tree", r.cfg.Grace)
-	r.group.KillAll()
-	for _, m := range r.tree() {
-		_ = kill.Signal(m, syscall.SIGKILL)
-	}
+	r.runTree().Kill()
 }
 
-// tree lists the live processes of the command's tree: tether's subtree
-// without its watchdog, and the strays found otherwise. As a child
-// subreaper (Linux), tether stays an ancestor of everything its command
-// starts, so no scan of every process is needed.
-func (r *supervisor) tree() []proc.Member {
+// runTree is the command's tree: tether's subtree without its watchdog,
+// and the strays found otherwise (in the run's cgroup, or, with no
+// subreaper to keep them below, by the run id). As a child subreaper
+// (Linux), tether stays an ancestor of everything its command starts,
+// so no scan of every process is needed.
+func (r *supervisor) runTree() runtree.Tree {
 	skip := 0
 	if wd := r.wd(); wd.Alive() {
 		skip = wd.PID()
 	}
-	tree := r.below(skip)
-	ms := r.strays()
-	if len(ms) == 0 {
-		return tree
-	}
-	// Members found otherwise than below tether: in the run's cgroup,
-	// or, with no subreaper to keep them below, by the run id.
-	seen := make(map[proc.Member]bool, len(tree))
-	for _, m := range tree {
-		seen[m] = true
-	}
-	for _, m := range ms {
-		if !seen[m] {
-			seen[m] = true
-			tree = append(tree, m)
-		}
-	}
-	return tree
+	return runtree.Tree{What: r.what(), Sources: []runtree.Source{r.below(skip), r.strays()}}
+}
+
+// tree lists the live processes of the command's tree.
+func (r *supervisor) tree() []proc.Member {
+	ms, _ := r.runTree().Members()
+	return ms
 }
 
 // cleanup ends what the command left behind: TERM to the whole tree, up
@@ -231,14 +220,13 @@ func (r *supervisor) cleanup() {
 		// grandchild that ignores TERM gets only the rest.
 		grace = max(0, grace-time.Since(r.termAt))
 	}
-	e := r.escalation(grace, func() ([]proc.Member, bool) {
+	t := r.runTree()
+	t.Before = func() {
 		r.reap()
-		tree := r.tree()
-		r.namedDaemon(tree)
-		return tree, false
-	})
-	e.Wait = r.waitChild
-	e.Run()
+		r.namedDaemon()
+	}
+	t.Wait = r.waitChild
+	t.End(context.Background(), grace)
 	r.reap()
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
@@ -138,30 +139,32 @@ func (h *Host) strays(cs []*Child, from, to int, byBirth bool, known func(int) b
 	return vs, executing, false, full
 }
 
-// below lists tether's subtree but skip, by the kernel's children lists:
+// below is tether's subtree but skip, by the kernel's children lists:
 // as the process's sole reaper, all of it; otherwise the subtrees of its
 // children that are the run's, and no other child of the program.
-func (r *supervisor) below(skip int) []proc.Member {
+func (r *supervisor) below(skip int) runtree.Source {
 	fs := proc.Host()
 	if r.cfg.SoleReaper {
-		return fs.Subtree(os.Getpid(), skip)
+		return runtree.Below(fs, os.Getpid(), skip)
 	}
-	var out []proc.Member
-	for _, c := range r.ownChildren() {
-		if c.PID == skip {
-			continue
+	return runtree.SourceFunc(func() ([]proc.Member, bool) {
+		var out []proc.Member
+		for _, c := range r.ownChildren() {
+			if c.PID == skip {
+				continue
+			}
+			if !c.zombie {
+				out = append(out, c.Member)
+			}
+			out = append(out, fs.Subtree(c.PID, skip)...)
 		}
-		if !c.zombie {
-			out = append(out, c.Member)
-		}
-		out = append(out, fs.Subtree(c.PID, skip)...)
-	}
-	return out
+		return out, false
+	})
 }
 
 // strays are the members that are not below tether: those in the run's
 // cgroup that left it (a PID namespace the command set up itself).
-func (r *supervisor) strays() []proc.Member { return r.group.Members() }
+func (r *supervisor) strays() runtree.Source { return runtree.Cgroup(r.group) }
 
 // beforeReap, as the process's sole reaper, has nothing to do: the
 // subreaper keeps the tree below tether. Otherwise it writes the tree

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
 )
@@ -98,15 +99,17 @@ func (r *supervisor) snapshot() *proc.Snapshot {
 // the listing's snapshot, and the members of the command's process
 // group while the command is unreaped: once it is, its PID, and with it
 // the group's number, may be another's.
-func (r *supervisor) below(skip int) []proc.Member {
-	snap := r.snapshot()
-	r.tick.snap = snap
-	out := r.belowIn(snap, skip)
-	r.tick.tree = make(map[proc.Member]bool, len(out))
-	for _, m := range out {
-		r.tick.tree[m] = true
-	}
-	return out
+func (r *supervisor) below(skip int) runtree.Source {
+	return runtree.SourceFunc(func() ([]proc.Member, bool) {
+		snap := r.snapshot()
+		r.tick.snap = snap
+		out := r.belowIn(snap, skip)
+		r.tick.tree = make(map[proc.Member]bool, len(out))
+		for _, m := range out {
+			r.tick.tree[m] = true
+		}
+		return out, false
+	})
 }
 
 func (r *supervisor) belowIn(snap *proc.Snapshot, skip int) []proc.Member {
@@ -158,8 +161,10 @@ func (r *supervisor) beforeReap() {
 // carrying its run id, and those on the list last written down (renamed
 // or env-cleared ones, the command's group) that are still the same
 // processes, with their descendants, all from the snapshot below was
-// listed from.
-func (r *supervisor) strays() []proc.Member {
+// listed from, which it is looked at right after.
+func (r *supervisor) strays() runtree.Source { return runtree.SourceFunc(r.strayMembers) }
+
+func (r *supervisor) strayMembers() ([]proc.Member, bool) {
 	snap := r.tick.snap
 	if snap == nil {
 		snap = r.snapshot()
@@ -179,7 +184,7 @@ func (r *supervisor) strays() []proc.Member {
 		}
 	}
 	r.tick.tree = nil
-	return append(ms, snap.Descendants(roots, 0, 0)...)
+	return append(ms, snap.Descendants(roots, 0, 0)...), false
 }
 
 // carriers are the processes of snap that carry the run id, as far as

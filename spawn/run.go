@@ -9,7 +9,6 @@ import (
 
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/exitcode"
-	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
@@ -86,19 +85,8 @@ func (r *run) keep(ms []proc.Member) {
 	}
 }
 
-// escalation is the run's one TERM, grace, KILL: each member found by
-// list gets TERM, up to grace, then the cgroup's kill and KILL to each.
-// A caller sets what it does otherwise (a group's signal first, a
-// deadline).
-func (r *run) escalation(grace time.Duration, list func() ([]proc.Member, bool)) kill.Escalation {
-	return kill.Escalation{
-		Grace:   grace,
-		List:    list,
-		Send:    kill.Signal,
-		KillAll: r.group.KillAll,
-		What:    "end of " + r.cfg.Name + " (run " + r.cfg.RunID + ")",
-	}
-}
+// what names the run's ending in trace lines.
+func (r *run) what() string { return "end of " + r.cfg.Name + " (run " + r.cfg.RunID + ")" }
 
 // maxWatchdogs bounds how many watchdogs a run or a Host starts: one
 // that dies as soon as it starts is not started forever.

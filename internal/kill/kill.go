@@ -44,8 +44,7 @@ func SignalIn(fs proc.FS, m proc.Member, sig syscall.Signal) error {
 // Escalation ends a set of processes that may grow while it runs: Signal
 // to each member the first time it is seen, SIGKILL to every member once
 // Grace has passed, until the set is empty. It is the one TERM, grace,
-// KILL of tether: the cleanup of a run's tree, the watchdog's end of a
-// run, and each process a reclaim terminates.
+// KILL of tether, which runtree.Tree.End builds from a tree's sources.
 type Escalation struct {
 	// Signal is sent first; default SIGTERM.
 	Signal syscall.Signal

@@ -3,13 +3,14 @@
 package proctest
 
 import (
+	"context"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/runtree"
 )
 
 var ids sync.Map
@@ -52,14 +53,12 @@ func checkLeaks(t testing.TB, id string) {
 			if len(left) > 0 {
 				t.Errorf("leak: processes %v of test %s still alive 5s after it ended, want none; killed", left, t.Name())
 			}
-			kill.Escalation{
-				Signal: syscall.SIGKILL,
-				List:   func() ([]proc.Member, bool) { return alive(id) },
-				Send:   kill.Signal,
-				Wait:   func(time.Time) { time.Sleep(10 * time.Millisecond) },
-				Quiet:  250 * time.Millisecond,
-				What:   "leak check of " + t.Name(),
-			}.Run()
+			runtree.Tree{
+				What:    "leak check of " + t.Name(),
+				Sources: []runtree.Source{runtree.SourceFunc(func() ([]proc.Member, bool) { return alive(id) })},
+				Signal:  syscall.SIGKILL,
+				Quiet:   250 * time.Millisecond,
+			}.End(context.Background(), 0)
 			return
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -3,6 +3,7 @@
 package watchdog
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -14,10 +15,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
-	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
+	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -286,27 +287,14 @@ func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup
 // endRuns is endRun for several runs at once, the children of a host
 // program: a process is ended when it carries any one of entries.
 func endRuns(entries []string, grace time.Duration, recorded []proc.Member, groups []*cgroup.Group) bool {
-	fs, uid := proc.Host(), os.Getuid()
-	return kill.Escalation{
-		Grace: grace,
-		List: func() ([]proc.Member, bool) {
-			ms, executing := fs.ScanAny(entries)
-			ms = append(ms, fs.AliveWithSubtrees(recorded)...)
-			for _, g := range groups {
-				ms = append(ms, g.Members()...)
-			}
-			// Another user's process caught mid-execve holds up no
-			// round: anyone can make one that looks so for good.
-			return proc.Unique(ms), len(fs.OwnedPIDs(executing, uid)) > 0
-		},
-		Send: func(m proc.Member, sig syscall.Signal) error { return kill.SignalIn(fs, m, sig) },
-		KillAll: func() {
-			for _, g := range groups {
-				g.KillAll()
-			}
-		},
-		Wait:  func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) },
-		Quiet: 250 * time.Millisecond,
-		What:  "watchdog of " + strings.Join(entries, ", "),
-	}.Run()
+	fs := proc.Host()
+	sources := []runtree.Source{runtree.Carriers(fs, entries, os.Getuid()), runtree.Kept(fs, recorded)}
+	for _, g := range groups {
+		sources = append(sources, runtree.Cgroup(g))
+	}
+	return runtree.Tree{
+		What:    "watchdog of " + strings.Join(entries, ", "),
+		Sources: sources,
+		Quiet:   250 * time.Millisecond,
+	}.End(context.Background(), grace)
 }

@@ -1,0 +1,49 @@
+package runtree
+
+import (
+	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+// Below is the subtree of root as fs numbers it, by the kernel's
+// children lists, without skip and its own subtree (a supervisor's
+// watchdog): the whole of a run whose supervisor is its subreaper.
+func Below(fs proc.FS, root, skip int) Source {
+	return SourceFunc(func() ([]proc.Member, bool) { return fs.Subtree(root, skip), false })
+}
+
+// Kept are those of ms that are still the processes they name, each with
+// its live descendants: the list of a tree its supervisor wrote down,
+// read again once the tree may have scattered. It holds the processes
+// that renamed themselves or cleared their environment.
+func Kept(fs proc.FS, ms []proc.Member) Source {
+	return SourceFunc(func() ([]proc.Member, bool) {
+		if len(ms) == 0 {
+			return nil, false
+		}
+		return proc.Unique(fs.AliveWithSubtrees(ms)), false
+	})
+}
+
+// Carriers are the processes that carry any one of entries (RUN_ID=…)
+// in their environments, found by reading every process's. A process
+// of uid's caught in the middle of an execve leaves the look unsettled;
+// another user's does not, since anyone can make one that looks so for
+// good.
+func Carriers(fs proc.FS, entries []string, uid int) Source {
+	return SourceFunc(func() ([]proc.Member, bool) {
+		ms, executing := fs.ScanAny(entries)
+		return ms, len(executing) > 0 && len(fs.OwnedPIDs(executing, uid)) > 0
+	})
+}
+
+// Cgroup is the members of the run's cgroup g (none for a nil g), which
+// holds whatever its members fork, also a PID namespace set up inside
+// it; as the grace ends the whole cgroup is killed at once.
+func Cgroup(g *cgroup.Group) Source { return cgroupSource{g} }
+
+type cgroupSource struct{ g *cgroup.Group }
+
+func (c cgroupSource) List() ([]proc.Member, bool) { return c.g.Members(), false }
+
+func (c cgroupSource) KillAll() { c.g.KillAll() }

@@ -1,0 +1,147 @@
+package runtree
+
+import (
+	"context"
+	"syscall"
+	"time"
+
+	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/proc"
+)
+
+// A Source lists some of a run's live members. Unsettled says that a
+// process could not yet be told to be a member or not (in the middle of
+// an execve), so that an empty list is not the end of the run.
+type Source interface {
+	List() (live []proc.Member, unsettled bool)
+}
+
+// SourceFunc is a Source made of a function: a tree whose members only
+// its builder can find (a Host's children ended together, reclaim's
+// verified set).
+type SourceFunc func() (live []proc.Member, unsettled bool)
+
+// List calls f.
+func (f SourceFunc) List() ([]proc.Member, bool) { return f() }
+
+// killer is a Source that can end all of its members at once, whatever
+// they fork meanwhile: a cgroup. Its KillAll is called as the grace ends.
+type killer interface {
+	KillAll()
+}
+
+// Tree is the processes of a run, or of several ended together, as the
+// union of its Sources: a process is a member when any source lists it.
+type Tree struct {
+	// What names the tree in trace lines: "end of web (run 3fa0…)".
+	What string
+	// Sources are looked at in order; a member listed by two is one.
+	Sources []Source
+	// Before, when set, is called before each look: a supervisor reaps
+	// what exited, so that a PID it reaped is not listed as a member.
+	Before func()
+	// Signal is sent first when the tree is ended; default SIGTERM.
+	Signal syscall.Signal
+	// Send signals one member; default kill.Signal, which never hits a
+	// process that took the member's PID since.
+	Send func(m proc.Member, sig syscall.Signal) error
+	// KillAll, when set, is called once as the grace ends, after the
+	// KillAll of each source that has one (a cgroup's).
+	KillAll func()
+	// Wait blocks until a member may have exited or until the deadline;
+	// default a sleep of at most 10 ms.
+	Wait func(deadline time.Time)
+	// Quiet is how long the tree must be seen empty and settled before
+	// it is taken as ended: a process forked a moment ago may not be
+	// listed yet. Zero ends it at the first empty look.
+	Quiet time.Duration
+}
+
+// Members lists the live members of the tree, each once, in the order
+// its sources listed them, and whether some source is unsettled.
+func (t Tree) Members() ([]proc.Member, bool) {
+	if t.Before != nil {
+		t.Before()
+	}
+	return t.members()
+}
+
+func (t Tree) members() ([]proc.Member, bool) {
+	if len(t.Sources) == 1 {
+		// A source lists each of its members once: a tree of one
+		// source (a Host's look, reclaim's set) is taken as it is.
+		return t.Sources[0].List()
+	}
+	var out []proc.Member
+	var seen map[proc.Member]bool
+	unsettled := false
+	for _, s := range t.Sources {
+		ms, u := s.List()
+		unsettled = unsettled || u
+		if len(ms) > 0 && seen == nil {
+			seen = make(map[proc.Member]bool, len(ms))
+		}
+		for _, m := range ms {
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	return out, unsettled
+}
+
+// Kill ends the tree at once: the KillAll of its sources and its own,
+// then SIGKILL to each member it lists now. It does not wait.
+func (t Tree) Kill() {
+	t.killAll()
+	ms, _ := t.Members()
+	send := t.send()
+	for _, m := range ms {
+		_ = send(m, syscall.SIGKILL)
+	}
+}
+
+// End ends the tree: Signal to each member the first time it is seen,
+// and once grace has passed, the KillAll of its sources and SIGKILL to
+// each member, until the tree has been empty and settled for Quiet. The
+// end of ctx ends the grace at once (KILL), and what is alive a second
+// after is left. It reports whether the tree ended, false when members
+// were left alive (kill.WaitAfterKill after their KILL, or a second
+// after ctx ended).
+func (t Tree) End(ctx context.Context, grace time.Duration) bool {
+	wait := t.Wait
+	if wait == nil {
+		wait = func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) }
+	}
+	return kill.Escalation{
+		Signal:  t.Signal,
+		Grace:   grace,
+		List:    t.Members,
+		Send:    t.send(),
+		KillAll: t.killAll,
+		Wait:    wait,
+		Quiet:   t.Quiet,
+		What:    t.What,
+		Hurry:   ctx.Done(),
+	}.Run()
+}
+
+func (t Tree) send() func(proc.Member, syscall.Signal) error {
+	if t.Send != nil {
+		return t.Send
+	}
+	return kill.Signal
+}
+
+// killAll is the KillAll of each source that has one, then the tree's.
+func (t Tree) killAll() {
+	for _, s := range t.Sources {
+		if k, ok := s.(killer); ok {
+			k.KillAll()
+		}
+	}
+	if t.KillAll != nil {
+		t.KillAll()
+	}
+}
