@@ -69,11 +69,20 @@ func runRun(c *cli.Context) error {
 	if cfg.Contain != spawn.NoContainment {
 		cmd.ExtraFiles = inheritedFiles()
 	}
-	status, err := spawn.Supervise(c.Context, cmd, cfg)
+	ended, err := spawn.Supervise(c.Context, cmd, cfg)
 	if err != nil {
 		return startError(err, false, cfg.Signal)
 	}
-	return cli.Exit("", status)
+	return cli.Exit("", shellStatus(ended))
+}
+
+// shellStatus is the exit status a shell gives a command that ended as
+// e: its exit code, or 128+N for death by signal N.
+func shellStatus(e spawn.Exit) int {
+	if e.Signal != 0 {
+		return 128 + int(e.Signal)
+	}
+	return e.Code
 }
 
 // runConfig reads the flags of run into a spawn.Options and the ports to

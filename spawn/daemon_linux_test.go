@@ -34,7 +34,7 @@ func daemonHookHelper() {
 	for _, line := range told {
 		fmt.Println(line)
 	}
-	fmt.Println("status", status)
+	fmt.Println("status", shellStatus(status))
 }
 
 // A daemon left by a command that exited 0 is told to the caller's

@@ -39,19 +39,20 @@ func ExampleHost_Start() {
 
 // Supervise is tether run: the command runs in the calling process's
 // care, and what it leaves behind (here a background sleep, in a session
-// of its own) is ended when it exits. The status is the command's own.
+// of its own) is ended when it exits. How the command ended is said as
+// os.ProcessState says it; Exit.Signal is the signal that killed it.
 // Its main calls spawn.Init first, which gives the run a watchdog.
 func ExampleSupervise() {
 	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 60 & exit 3")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr // nil is /dev/null, as in os/exec
-	status, err := spawn.Supervise(context.Background(), cmd, spawn.Options{
+	ended, err := spawn.Supervise(context.Background(), cmd, spawn.Options{
 		Stamp: probe.Stamp{Name: "build"},
 		Grace: 0, // KILL right after TERM for what is left
 	})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("exit status", status)
+	fmt.Println(ended)
 	// Output: exit status 3
 }
 

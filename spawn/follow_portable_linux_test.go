@@ -18,8 +18,8 @@ import (
 func TestSuperviseStopsFollowingParent(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	for i := 0; i < 3; i++ {
-		if code, err := spawn.Supervise(context.Background(), exec.Command("/bin/true"), spawn.Options{}); code != 0 || err != nil {
-			t.Fatalf("Supervise: %d, %v", code, err)
+		if ended, err := spawn.Supervise(context.Background(), exec.Command("/bin/true"), spawn.Options{}); !ended.Success() || err != nil {
+			t.Fatalf("Supervise: %v, %v", ended, err)
 		}
 	}
 	// os/signal's loop outlives its first use by design.

@@ -25,7 +25,7 @@ func (r *supervisor) record() {
 
 // loop waits for the command to exit, forwarding signals and reaping
 // orphans, then cleans up what is left of the tree.
-func (r *supervisor) loop() int {
+func (r *supervisor) loop() {
 	var kill <-chan time.Time
 	// A SIGCHLD can coalesce with another; the tick makes sure nothing
 	// waits on it forever, and keeps the watchdog's list of the tree
@@ -47,7 +47,6 @@ func (r *supervisor) loop() int {
 	}
 	r.cleanup()
 	r.term.restore(r.child)
-	return exitcode.Wait(r.status)
 }
 
 // daemonsKept reports whether the tree is to run on once the command

@@ -109,12 +109,11 @@ type supervisor struct {
 // wd is the run's watchdog; nil without one.
 func (r *supervisor) wd() *watchdog.Watchdog { return r.guard.watchdog() }
 
-// Supervise runs cmd as tether run does and returns its exit status:
-// the command's own, or 128+N when it died of signal N. In order, as tini
-// does: start the watchdog, become a child subreaper, follow the caller,
-// take the terminal, start the command, then forward signals and reap
-// until it exits, clean up what is left of its tree, and hand the
-// terminal back. The error is a *[StartError] when the command could not
+// Supervise runs cmd as tether run does and returns how it ended: its
+// exit code, or the signal it died of. In order, as tini does: start
+// the watchdog, become a child subreaper, follow the caller, take the
+// terminal, start the command, then forward signals and reap until it
+// exits, clean up what is left of its tree, and hand the terminal back. The error is a *[StartError] when the command could not
 // be started.
 //
 // cmd is described as os/exec describes it (Path, Args, Env, Dir,
@@ -147,15 +146,15 @@ func (r *supervisor) wd() *watchdog.Watchdog { return r.guard.watchdog() }
 // would be: its group gets it, then opts.Grace, then KILL to what is left
 // of its tree. Supervise then returns the command's status with an error
 // that wraps ctx.Err(). A ctx done before the call starts nothing.
-func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
+func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (Exit, error) {
 	if err := checkCommand("Supervise", cmd); err != nil {
-		return 0, err
+		return Exit{}, err
 	}
 	if err := opts.Validate(); err != nil {
-		return 0, &StartError{Err: err}
+		return Exit{}, &StartError{Err: err}
 	}
 	if err := ctx.Err(); err != nil {
-		return 0, &StartError{Err: err}
+		return Exit{}, &StartError{Err: err}
 	}
 	// A parent-death signal belongs to the thread that set it up: the
 	// command's fires when the thread that forked it exits, and tether's
@@ -166,17 +165,17 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
 	defer runtime.UnlockOSThread()
 	r, rare, err := newRun(opts)
 	if err != nil {
-		return 0, err
+		return Exit{}, err
 	}
 	defer r.finish()
 	path, attr, err := r.prepare(cmd)
 	if err != nil {
-		return 0, err
+		return Exit{}, err
 	}
 	unreap, err := becomeSubreaper()
 	defer unreap()
 	if err != nil {
-		return 0, &StartError{Err: fmt.Errorf("become child subreaper: %w", err)}
+		return Exit{}, &StartError{Err: fmt.Errorf("become child subreaper: %w", err)}
 	}
 	restore, err := r.followCaller()
 	defer restore()
@@ -184,15 +183,15 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
 		// The caller died before tether was tied to it: start nothing,
 		// and end as its death would have ended tether.
 		trace.Printf("not started: %v", err)
-		return 128 + int(syscall.SIGTERM), nil
+		return killedBy(syscall.SIGTERM), nil
 	} else if err != nil {
-		return 0, err
+		return Exit{}, err
 	}
 	if err := r.start(path, attr); err == errParentGone {
 		trace.Printf("not started: %v", err)
-		return 128 + int(syscall.SIGTERM), nil
+		return killedBy(syscall.SIGTERM), nil
 	} else if err != nil {
-		return 0, err
+		return Exit{}, err
 	}
 	var cancelled atomic.Bool
 	stop := context.AfterFunc(ctx, func() {
@@ -204,12 +203,13 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
 	})
 	defer stop()
 	r.late.catch(r.sigs, rare)
-	status := r.loop()
+	r.loop()
+	status := exitOf(r.status)
 	copyErr := r.stdio.wait()
 	if err := r.init.ExecError(); err != nil {
 		// A contained command's exec is its namespace's init's: it
 		// failed there, as it fails here before a start.
-		return 0, &StartError{Exec: true, Err: &fs.PathError{Op: "exec", Path: cmd.Path, Err: err}}
+		return Exit{}, &StartError{Exec: true, Err: &fs.PathError{Op: "exec", Path: cmd.Path, Err: err}}
 	}
 	if cancelled.Load() {
 		return status, fmt.Errorf("spawn: %s ended early: %w", path, ctx.Err())
@@ -488,3 +488,14 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 	}
 	return nil
 }
+
+// exitOf is the Exit of a wait status.
+func exitOf(ws syscall.WaitStatus) Exit {
+	if ws.Signaled() {
+		return Exit{Code: -1, Signal: ws.Signal()}
+	}
+	return Exit{Code: ws.ExitStatus()}
+}
+
+// killedBy is the Exit of death by sig.
+func killedBy(sig syscall.Signal) Exit { return Exit{Code: -1, Signal: sig} }

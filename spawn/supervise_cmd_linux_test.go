@@ -27,7 +27,7 @@ const cmdScript = `pwd; echo "FOO=$FOO"; cat; echo to-stderr >&2; echo to-extra 
 func sameAsExec(t *testing.T, opts spawn.Options) {
 	t.Helper()
 	dir := t.TempDir()
-	run := func(start func(*exec.Cmd) (int, error)) (string, string, int) {
+	run := func(start func(*exec.Cmd) (string, error)) (string, string, string) {
 		t.Helper()
 		rd, wr, err := os.Pipe()
 		if err != nil {
@@ -50,22 +50,24 @@ func sameAsExec(t *testing.T, opts spawn.Options) {
 		n, _ := rd.Read(extra)
 		return out.String(), string(extra[:n]), status
 	}
-	wantOut, wantExtra, wantStatus := run(func(c *exec.Cmd) (int, error) {
+	// How it ended is said as os.ProcessState says it.
+	wantOut, wantExtra, wantStatus := run(func(c *exec.Cmd) (string, error) {
 		err := c.Run()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return ee.ExitCode(), nil
+			return ee.ProcessState.String(), nil
 		}
-		return 0, err
+		return "", err
 	})
-	gotOut, gotExtra, gotStatus := run(func(c *exec.Cmd) (int, error) {
-		return spawn.Supervise(context.Background(), c, opts)
+	gotOut, gotExtra, gotStatus := run(func(c *exec.Cmd) (string, error) {
+		ended, err := spawn.Supervise(context.Background(), c, opts)
+		return ended.String(), err
 	})
 	if gotOut != wantOut || gotExtra != wantExtra || gotStatus != wantStatus {
-		t.Errorf("Supervise: output %q, extra %q, status %d\nos/exec:   output %q, extra %q, status %d", gotOut, gotExtra, gotStatus, wantOut, wantExtra, wantStatus)
+		t.Errorf("Supervise: output %q, extra %q, %s\nos/exec:   output %q, extra %q, %s", gotOut, gotExtra, gotStatus, wantOut, wantExtra, wantStatus)
 	}
-	if !strings.Contains(wantOut, dir) || wantExtra != "to-extra\n" || wantStatus != 5 {
-		t.Errorf("the script itself went wrong under os/exec: %q %q %d", wantOut, wantExtra, wantStatus)
+	if !strings.Contains(wantOut, dir) || wantExtra != "to-extra\n" || wantStatus != "exit status 5" {
+		t.Errorf("the script itself went wrong under os/exec: %q %q %s", wantOut, wantExtra, wantStatus)
 	}
 }
 
@@ -95,8 +97,8 @@ func TestSuperviseCmdAsExecContained(t *testing.T) {
 func TestSuperviseCmdNilIsNull(t *testing.T) {
 	cmd := exec.Command("/bin/sh", "-c", `for fd in 0 1 2; do [ "$(readlink /proc/$$/fd/$fd)" = /dev/null ] || exit 1; done; exit 7`)
 	status, err := spawn.Supervise(context.Background(), cmd, spawn.Options{})
-	if status != 7 || err != nil {
-		t.Errorf("Supervise = %d, %v; want 7 (all three /dev/null), nil", status, err)
+	if status != (spawn.Exit{Code: 7}) || err != nil {
+		t.Errorf("Supervise = %v, %v; want exit status 7 (all three /dev/null), nil", status, err)
 	}
 }
 
@@ -133,7 +135,7 @@ func TestSuperviseCmdRefused(t *testing.T) {
 			status, err := spawn.Supervise(context.Background(), tc.cmd, spawn.Options{})
 			var se *spawn.StartError
 			if !errors.As(err, &se) || se.Exec != tc.exec || tc.cause != nil && !errors.Is(err, tc.cause) || !strings.Contains(err.Error(), tc.says) {
-				t.Errorf("Supervise = %d, %v; want a StartError (Exec %v, cause %v) saying %q", status, err, tc.exec, tc.cause, tc.says)
+				t.Errorf("Supervise = %v, %v; want a StartError (Exec %v, cause %v) saying %q", status, err, tc.exec, tc.cause, tc.says)
 			}
 		})
 	}
@@ -149,8 +151,8 @@ func TestSuperviseCmdWaitDelay(t *testing.T) {
 	cmd.Stdout = writerFunc(func(p []byte) (int, error) { <-block; return len(p), nil })
 	cmd.WaitDelay = 200 * time.Millisecond
 	status, err := spawn.Supervise(context.Background(), cmd, spawn.Options{})
-	if status != 2 || !errors.Is(err, exec.ErrWaitDelay) {
-		t.Errorf("Supervise = %d, %v; want 2 and exec.ErrWaitDelay", status, err)
+	if status != (spawn.Exit{Code: 2}) || !errors.Is(err, exec.ErrWaitDelay) {
+		t.Errorf("Supervise = %v, %v; want exit status 2 and exec.ErrWaitDelay", status, err)
 	}
 }
 
@@ -180,8 +182,8 @@ func TestSuperviseCmdExtraFilesGap(t *testing.T) {
 		got := make([]byte, 64)
 		n, _ := rd.Read(got)
 		rd.Close()
-		if status != 0 || err != nil || string(got[:n]) != "four\n" {
-			t.Errorf("Contain %q: %d, %v, fd 4 got %q; want 0, four only", opts.Contain, status, err, got[:n])
+		if !status.Success() || err != nil || string(got[:n]) != "four\n" {
+			t.Errorf("Contain %q: %v, %v, fd 4 got %q; want 0, four only", opts.Contain, status, err, got[:n])
 		}
 	}
 }
@@ -207,8 +209,8 @@ func TestSuperviseCmdExecFailed(t *testing.T) {
 			continue
 		}
 		var se *spawn.StartError
-		if !errors.As(err, &se) || !se.Exec || !errors.Is(err, syscall.ENOEXEC) || status != 0 {
-			t.Errorf("Contain %q: %d, %v; want 0 and a StartError with Exec whose cause is ENOEXEC", opts.Contain, status, err)
+		if !errors.As(err, &se) || !se.Exec || !errors.Is(err, syscall.ENOEXEC) || status != (spawn.Exit{}) {
+			t.Errorf("Contain %q: %v, %v; want the zero Exit and a StartError with Exec whose cause is ENOEXEC", opts.Contain, status, err)
 		}
 		if se != nil && !strings.Contains(se.Error(), path) {
 			t.Errorf("Contain %q: %q does not name the command", opts.Contain, se.Error())
@@ -238,11 +240,36 @@ func TestSuperviseCmdCredential(t *testing.T) {
 			continue
 		}
 		f := strings.Fields(out.String())
-		if status != 0 || err != nil || len(f) != 3 || f[0] != "65534" || f[1] != "65534" {
-			t.Errorf("Contain %q: %d, %v, output %q; want 0 and uid, gid 65534", opts.Contain, status, err, out.String())
+		if !status.Success() || err != nil || len(f) != 3 || f[0] != "65534" || f[1] != "65534" {
+			t.Errorf("Contain %q: %v, %v, output %q; want exit status 0 and uid, gid 65534", opts.Contain, status, err, out.String())
 		}
 		if opts.Contain == spawn.ContainPIDNamespace && len(f) == 3 && f[2] != "1" {
 			t.Errorf("contained: the command's parent is PID %s, want 1 (the namespace's init)", f[2])
+		}
+	}
+}
+
+// How a command ended is told as os/exec tells it: the same words, the
+// same exit code (-1 for death by a signal), and the signal itself.
+func TestSuperviseExitAsProcessState(t *testing.T) {
+	for _, script := range []string{"exit 0", "exit 3", "kill -TERM $$", "kill -KILL $$"} {
+		err := exec.Command("/bin/sh", "-c", script).Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("%q under os/exec: %v", script, err)
+		}
+		want, wantSig := spawn.Exit{}, syscall.Signal(0)
+		wantText := "exit status 0"
+		if ee != nil {
+			want.Code, wantText = ee.ExitCode(), ee.ProcessState.String()
+			if ws := ee.Sys().(syscall.WaitStatus); ws.Signaled() {
+				wantSig = ws.Signal()
+			}
+		}
+		want.Signal = wantSig
+		got, err := spawn.Supervise(context.Background(), exec.Command("/bin/sh", "-c", script), spawn.Options{})
+		if err != nil || got != want || got.String() != wantText || got.Exited() != (wantSig == 0) {
+			t.Errorf("Supervise(%q) = %#v (%q), %v; want %#v (%q) as os/exec", script, got, got, err, want, wantText)
 		}
 	}
 }

@@ -97,7 +97,7 @@ var modeSupervise = proctest.Register("supervise", func() {
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 		status, err := spawn.Supervise(ctx, inherit(exec.Command(args[0], args[1:]...)), cfg)
-		fmt.Println("cancelled", status, errors.Is(err, context.DeadlineExceeded))
+		fmt.Println("cancelled", shellStatus(status), errors.Is(err, context.DeadlineExceeded))
 		report(status, nil)
 	} else {
 		report(spawn.Supervise(ctx, inherit(exec.Command(args[0], args[1:]...)), cfg))
@@ -105,11 +105,19 @@ var modeSupervise = proctest.Register("supervise", func() {
 	_, _ = io.Copy(io.Discard, os.Stdin)
 })
 
+// shellStatus is the status a shell gives a command that ended as e.
+func shellStatus(e spawn.Exit) int {
+	if e.Signal != 0 {
+		return 128 + int(e.Signal)
+	}
+	return e.Code
+}
+
 // report prints what Supervise returned, "status N" or "error N TEXT"
-// (N the status a shell gives the StartError, as tether run computes
-// it from the error), then "zombies PID..." with the calling
+// (N the status a shell gives the command's end or the StartError, as
+// tether run computes it), then "zombies PID..." with the calling
 // process's children that are zombies: a status Supervise left unreaped.
-func report(status int, err error) {
+func report(ended spawn.Exit, err error) {
 	var se *spawn.StartError
 	switch {
 	case errors.As(err, &se):
@@ -121,7 +129,7 @@ func report(status int, err error) {
 	case err != nil:
 		fmt.Println("error -1", err)
 	default:
-		fmt.Println("status", status)
+		fmt.Println("status", shellStatus(ended))
 	}
 	line := []string{"zombies"}
 	for _, pid := range proc.Host().Children(os.Getpid()) {

@@ -9,8 +9,8 @@ import (
 )
 
 // Supervise fails: this platform has no parent-death signal.
-func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (int, error) {
-	return 0, &StartError{Err: errUnsupported}
+func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (Exit, error) {
+	return Exit{}, &StartError{Err: errUnsupported}
 }
 
 // Exec fails: this platform has no parent-death signal.

@@ -172,8 +172,8 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 		supervised := exec.Command("/bin/sh", "-c", churn)
 		supervised.Stdin, supervised.Stdout, supervised.Stderr = os.Stdin, os.Stdout, os.Stderr
 		go func() {
-			status, err := spawn.Supervise(context.Background(), supervised, spawn.Options{Stamp: probe.Stamp{Name: "hostprog-supervised"}, OutliveParent: true, SoleReaper: api == "supervise-sole"})
-			rep.Status = status
+			ended, err := spawn.Supervise(context.Background(), supervised, spawn.Options{Stamp: probe.Stamp{Name: "hostprog-supervised"}, OutliveParent: true, SoleReaper: api == "supervise-sole"})
+			rep.Status = ended.Code
 			done <- err
 		}()
 		return func() error { return <-done }, nil
