@@ -73,16 +73,7 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return startError(err, false, cfg.Signal)
 	}
-	return cli.Exit("", shellStatus(ended))
-}
-
-// shellStatus is the exit status a shell gives a command that ended as
-// e: its exit code, or 128+N for death by signal N.
-func shellStatus(e spawn.Exit) int {
-	if e.Signal != 0 {
-		return 128 + int(e.Signal)
-	}
-	return e.Code
+	return cli.Exit("", exitcode.Of(ended.Code, ended.Signal))
 }
 
 // runConfig reads the flags of run into a spawn.Options and the ports to

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -99,15 +100,7 @@ func TestRunWatchdogReplaced(t *testing.T) {
 	}
 	grandchild := readPIDFile(t, pidFile)
 	tpid := r.cmd.Process.Pid
-	watchdogs := func() []int {
-		var out []int
-		for _, c := range proc.Host().Children(tpid) {
-			if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
+	watchdogs := func() []int { return watchdogsOf(tpid) }
 	first := watchdogs()
 	if len(first) != 1 {
 		t.Fatalf("tether %d has watchdogs %v, want one", tpid, first)
@@ -123,4 +116,72 @@ func TestRunWatchdogReplaced(t *testing.T) {
 	_ = r.cmd.Process.Kill()
 	r.wait(t)
 	proctest.Eventually(t, "the setsid grandchild ended by the new watchdog", func() bool { return deadOrZombie(grandchild) })
+}
+
+// watchdogsOf lists the watchdogs among the children of tether tpid.
+func watchdogsOf(tpid int) []int {
+	var out []int
+	for _, c := range proc.Host().Children(tpid) {
+		if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// A watchdog that dies while the command's tree is being ended is
+// replaced, and its replacement, a new child of tether, is not of the
+// tree: the cleanup never signals it, and no third watchdog is started.
+func TestRunWatchdogReplacedDuringCleanup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile, goFile := filepath.Join(dir, "pid"), filepath.Join(dir, "go")
+	r := startTether(t, []string{"TETHER_DEBUG=1"}, "run", "--grace", "2s", "--", "/bin/sh", "-c",
+		"setsid /bin/sh -c 'trap \"\" TERM; echo $$ > "+pidFile+".new && mv "+pidFile+".new "+pidFile+" && exec sleep 300' & "+
+			"echo $$; while [ ! -e "+goFile+" ]; do sleep 0.02; done")
+	command, err := strconv.Atoi(r.line(t))
+	if err != nil {
+		t.Fatalf("command printed no PID: %v", err)
+	}
+	grandchild := readPIDFile(t, pidFile)
+	proctest.Eventually(t, "the grandchild to run sleep, TERM ignored", func() bool {
+		st, err := proc.Host().Stat(grandchild)
+		return err == nil && st.Comm == "sleep"
+	})
+	tpid := r.cmd.Process.Pid
+	first := watchdogsOf(tpid)
+	if len(first) != 1 {
+		t.Fatalf("tether %d has watchdogs %v, want one", tpid, first)
+	}
+	// The command exits 0: the cleanup's grace begins, which the
+	// grandchild outlasts.
+	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Eventually(t, "the command gone", func() bool { return deadOrZombie(command) })
+	if err := syscall.Kill(first[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var second int
+	proctest.Eventually(t, "a new watchdog in place of the one killed", func() bool {
+		now := watchdogsOf(tpid)
+		if len(now) == 1 && now[0] != first[0] {
+			second = now[0]
+			return true
+		}
+		return false
+	})
+	if code := r.wait(t); code != 0 {
+		t.Errorf("tether exited %d, want the command's 0", code)
+	}
+	if !deadOrZombie(grandchild) {
+		t.Errorf("grandchild %d alive after tether exited", grandchild)
+	}
+	trace := r.errOut.String()
+	signalled := regexp.MustCompile(`(?m)(TERM|KILL) to ` + strconv.Itoa(second) + `$`)
+	if m := signalled.FindString(trace); m != "" {
+		t.Errorf("the cleanup signalled the new watchdog %d (%q); trace:\n%s", second, m, trace)
+	}
+	if n := strings.Count(trace, "replaced by"); n != 1 {
+		t.Errorf("%d watchdogs replaced, want 1; trace:\n%s", n, trace)
+	}
 }

@@ -61,8 +61,8 @@ type Options struct {
 	OnDaemonEnded func(pid int, comm string)
 	// DieBySignal has Supervise, when the command dies of a signal, end
 	// the calling process by the same signal after its cleanup instead of
-	// returning 128+N, so that its caller sees it killed (a shell loop
-	// stops on Ctrl-C). As PID 1, which no signal ends, it returns.
+	// returning, so that its caller sees it killed (a shell loop stops on
+	// Ctrl-C). As PID 1, which no signal ends, it returns.
 	DieBySignal bool
 	// OnContain, when set, is told when Contain is auto and the run got
 	// a containment other than the first it tried: which, and why each

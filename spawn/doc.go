@@ -26,8 +26,8 @@
 // [Supervise] is what tether run does: it becomes a child subreaper, starts
 // the command, forwards signals to its process group, reaps every orphan
 // the tree leaves behind, cleans up what is left of the tree when the
-// command exits (TERM, a grace period, then KILL), and returns the
-// command's exit status. Unless [Options.SoleReaper] says the process has
+// command exits (TERM, a grace period, then KILL), and returns how the
+// command ended (an [Exit]). Unless [Options.SoleReaper] says the process has
 // no other children (tether run, a container's PID 1), it reaps by PID
 // only and tells the run's orphans from the program's own children, and
 // it gives the program its signal state back as it found it. [Exec] is

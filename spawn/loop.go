@@ -63,14 +63,13 @@ func (r *supervisor) exitedZero() bool {
 // namedDaemon says on stderr, once, that a daemon the command left (a
 // process that made itself a session leader) is being ended, when the
 // command exited 0 without Forking: a launcher that daemonizes otherwise
-// looks like a run that ended at once, in silence. It looks before the
-// cleanup's first TERM.
-func (r *supervisor) namedDaemon() {
+// looks like a run that ended at once, in silence. tree is the cleanup's
+// first look at what is left, before its first TERM.
+func (r *supervisor) namedDaemon(tree []proc.Member) {
 	if r.cfg.Forking || !r.exitedZero() || r.daemonNamed {
 		return
 	}
 	r.daemonNamed = true
-	tree := r.tree()
 	fs := proc.Host()
 	// A launcher may exit between its fork and its child's setsid
 	// (redis does): while an orphan it left is not yet a session leader,
@@ -196,11 +195,17 @@ func (r *supervisor) killTree() {
 // (Linux), tether stays an ancestor of everything its command starts,
 // so no scan of every process is needed.
 func (r *supervisor) runTree() runtree.Tree {
-	skip := 0
+	return runtree.Tree{What: r.what(), Sources: []runtree.Source{r.below(), r.strays()}}
+}
+
+// skip is the PID whose subtree is not the run's: the watchdog's, asked
+// at each look, since a watchdog that died is replaced by a new child of
+// tether, also while the tree is being ended.
+func (r *supervisor) skip() int {
 	if wd := r.wd(); wd.Alive() {
-		skip = wd.PID()
+		return wd.PID()
 	}
-	return runtree.Tree{What: r.what(), Sources: []runtree.Source{r.below(skip), r.strays()}}
+	return 0
 }
 
 // tree lists the live processes of the command's tree.
@@ -220,10 +225,8 @@ func (r *supervisor) cleanup() {
 		grace = max(0, grace-time.Since(r.termAt))
 	}
 	t := r.runTree()
-	t.Before = func() {
-		r.reap()
-		r.namedDaemon()
-	}
+	t.Before = r.reap
+	t.OnLook = r.namedDaemon
 	t.Wait = r.waitChild
 	t.End(context.Background(), grace)
 	r.reap()

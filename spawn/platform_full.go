@@ -139,16 +139,18 @@ func (h *Host) strays(cs []*Child, from, to int, byBirth bool, known func(int) b
 	return vs, executing, false, full
 }
 
-// below is tether's subtree but skip, by the kernel's children lists:
-// as the process's sole reaper, all of it; otherwise the subtrees of its
-// children that are the run's, and no other child of the program.
-func (r *supervisor) below(skip int) runtree.Source {
+// below is tether's subtree but the watchdog's, by the kernel's
+// children lists: as the process's sole reaper, all of it; otherwise the
+// subtrees of its children that are the run's, and no other child of the
+// program.
+func (r *supervisor) below() runtree.Source {
 	fs := proc.Host()
 	if r.cfg.SoleReaper {
-		return runtree.Below(fs, os.Getpid(), skip)
+		return runtree.Below(fs, os.Getpid(), r.skip)
 	}
 	return runtree.SourceFunc(func() ([]proc.Member, bool) {
 		var out []proc.Member
+		skip := r.skip()
 		for _, c := range r.ownChildren() {
 			if c.PID == skip {
 				continue

@@ -95,15 +95,15 @@ func (r *supervisor) snapshot() *proc.Snapshot {
 	return snap
 }
 
-// below lists tether's descendants but skip, by their parent links in
+// below lists tether's descendants but the watchdog's, by their parent links in
 // the listing's snapshot, and the members of the command's process
 // group while the command is unreaped: once it is, its PID, and with it
 // the group's number, may be another's.
-func (r *supervisor) below(skip int) runtree.Source {
+func (r *supervisor) below() runtree.Source {
 	return runtree.SourceFunc(func() ([]proc.Member, bool) {
 		snap := r.snapshot()
 		r.tick.snap = snap
-		out := r.belowIn(snap, skip)
+		out := r.belowIn(snap, r.skip())
 		r.tick.tree = make(map[proc.Member]bool, len(out))
 		for _, m := range out {
 			r.tick.tree[m] = true
@@ -161,7 +161,7 @@ func (r *supervisor) beforeReap() {
 // carrying its run id, and those on the list last written down (renamed
 // or env-cleared ones, the command's group) that are still the same
 // processes, with their descendants, all from the snapshot below was
-// listed from, which it is looked at right after.
+// listed from: it is looked at right after below.
 func (r *supervisor) strays() runtree.Source { return runtree.SourceFunc(r.strayMembers) }
 
 func (r *supervisor) strayMembers() ([]proc.Member, bool) {

@@ -113,8 +113,8 @@ func (r *supervisor) wd() *watchdog.Watchdog { return r.guard.watchdog() }
 // exit code, or the signal it died of. In order, as tini does: start
 // the watchdog, become a child subreaper, follow the caller, take the
 // terminal, start the command, then forward signals and reap until it
-// exits, clean up what is left of its tree, and hand the terminal back. The error is a *[StartError] when the command could not
-// be started.
+// exits, clean up what is left of its tree, and hand the terminal back.
+// The error is a *[StartError] when the command could not be started.
 //
 // cmd is described as os/exec describes it (Path, Args, Env, Dir,
 // Stdin, Stdout, Stderr, ExtraFiles, WaitDelay, SysProcAttr but for
@@ -144,7 +144,7 @@ func (r *supervisor) wd() *watchdog.Watchdog { return r.guard.watchdog() }
 //
 // The end of ctx is a TERM to the command, as one sent to the program
 // would be: its group gets it, then opts.Grace, then KILL to what is left
-// of its tree. Supervise then returns the command's status with an error
+// of its tree. Supervise then returns how the command ended with an error
 // that wraps ctx.Err(). A ctx done before the call starts nothing.
 func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (Exit, error) {
 	if err := checkCommand("Supervise", cmd); err != nil {
@@ -492,7 +492,7 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 // exitOf is the Exit of a wait status.
 func exitOf(ws syscall.WaitStatus) Exit {
 	if ws.Signaled() {
-		return Exit{Code: -1, Signal: ws.Signal()}
+		return Exit{Code: -1, Signal: ws.Signal(), CoreDump: ws.CoreDump()}
 	}
 	return Exit{Code: ws.ExitStatus()}
 }

@@ -252,8 +252,11 @@ func TestSuperviseCmdCredential(t *testing.T) {
 // How a command ended is told as os/exec tells it: the same words, the
 // same exit code (-1 for death by a signal), and the signal itself.
 func TestSuperviseExitAsProcessState(t *testing.T) {
-	for _, script := range []string{"exit 0", "exit 3", "kill -TERM $$", "kill -KILL $$"} {
-		err := exec.Command("/bin/sh", "-c", script).Run()
+	dir := t.TempDir() // where a core dump, if any, is written
+	for _, script := range []string{"exit 0", "exit 3", "kill -TERM $$", "kill -KILL $$", "ulimit -c unlimited; kill -SEGV $$"} {
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Dir = dir
+		err := cmd.Run()
 		var ee *exec.ExitError
 		if err != nil && !errors.As(err, &ee) {
 			t.Fatalf("%q under os/exec: %v", script, err)
@@ -263,11 +266,13 @@ func TestSuperviseExitAsProcessState(t *testing.T) {
 		if ee != nil {
 			want.Code, wantText = ee.ExitCode(), ee.ProcessState.String()
 			if ws := ee.Sys().(syscall.WaitStatus); ws.Signaled() {
-				wantSig = ws.Signal()
+				wantSig, want.CoreDump = ws.Signal(), ws.CoreDump()
 			}
 		}
 		want.Signal = wantSig
-		got, err := spawn.Supervise(context.Background(), exec.Command("/bin/sh", "-c", script), spawn.Options{})
+		cmd = exec.Command("/bin/sh", "-c", script)
+		cmd.Dir = dir
+		got, err := spawn.Supervise(context.Background(), cmd, spawn.Options{})
 		if err != nil || got != want || got.String() != wantText || got.Exited() != (wantSig == 0) {
 			t.Errorf("Supervise(%q) = %#v (%q), %v; want %#v (%q) as os/exec", script, got, got, err, want, wantText)
 		}

@@ -106,12 +106,7 @@ var modeSupervise = proctest.Register("supervise", func() {
 })
 
 // shellStatus is the status a shell gives a command that ended as e.
-func shellStatus(e spawn.Exit) int {
-	if e.Signal != 0 {
-		return 128 + int(e.Signal)
-	}
-	return e.Code
-}
+func shellStatus(e spawn.Exit) int { return exitcode.Of(e.Code, e.Signal) }
 
 // report prints what Supervise returned, "status N" or "error N TEXT"
 // (N the status a shell gives the command's end or the StartError, as

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -173,7 +174,7 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 		supervised.Stdin, supervised.Stdout, supervised.Stderr = os.Stdin, os.Stdout, os.Stderr
 		go func() {
 			ended, err := spawn.Supervise(context.Background(), supervised, spawn.Options{Stamp: probe.Stamp{Name: "hostprog-supervised"}, OutliveParent: true, SoleReaper: api == "supervise-sole"})
-			rep.Status = ended.Code
+			rep.Status = exitcode.Of(ended.Code, ended.Signal)
 			done <- err
 		}()
 		return func() error { return <-done }, nil

@@ -15,9 +15,18 @@ import (
 // 128+N for death by signal N.
 func Wait(ws syscall.WaitStatus) int {
 	if ws.Signaled() {
-		return 128 + int(ws.Signal())
+		return Of(ws.ExitStatus(), ws.Signal())
 	}
 	return ws.ExitStatus()
+}
+
+// Of is the shell's exit status for a command that exited with code or,
+// when sig is not 0, died of sig: 128+N for death by signal N.
+func Of(code int, sig syscall.Signal) int {
+	if sig != 0 {
+		return 128 + int(sig)
+	}
+	return code
 }
 
 // Exec is the shell's status for a command that could not be started:

@@ -48,5 +48,12 @@ func TestWait(t *testing.T) {
 		if got := Wait(ws); got != tc.want {
 			t.Errorf("sh -c %q: %d, want %d", tc.script, got, tc.want)
 		}
+		var sig syscall.Signal
+		if ws.Signaled() {
+			sig = ws.Signal()
+		}
+		if got := Of(cmd.ProcessState.ExitCode(), sig); got != tc.want {
+			t.Errorf("sh -c %q: Of(%d, %v) = %d, want %d", tc.script, cmd.ProcessState.ExitCode(), sig, got, tc.want)
+		}
 	}
 }

@@ -6,10 +6,12 @@ import (
 )
 
 // Below is the subtree of root as fs numbers it, by the kernel's
-// children lists, without skip and its own subtree (a supervisor's
-// watchdog): the whole of a run whose supervisor is its subreaper.
-func Below(fs proc.FS, root, skip int) Source {
-	return SourceFunc(func() ([]proc.Member, bool) { return fs.Subtree(root, skip), false })
+// children lists, without the process skip names and its own subtree (a
+// supervisor's watchdog, asked at each look: one that died is replaced
+// by another child of root): the whole of a run whose supervisor is its
+// subreaper.
+func Below(fs proc.FS, root int, skip func() int) Source {
+	return SourceFunc(func() ([]proc.Member, bool) { return fs.Subtree(root, skip()), false })
 }
 
 // Kept are those of ms that are still the processes they name, each with

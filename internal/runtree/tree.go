@@ -40,6 +40,9 @@ type Tree struct {
 	// Before, when set, is called before each look: a supervisor reaps
 	// what exited, so that a PID it reaped is not listed as a member.
 	Before func()
+	// OnLook, when set, is told each look's members as End takes them,
+	// before any of them is signalled.
+	OnLook func(live []proc.Member)
 	// Signal is sent first when the tree is ended; default SIGTERM.
 	Signal syscall.Signal
 	// Send signals one member; default kill.Signal, which never hits a
@@ -114,10 +117,18 @@ func (t Tree) End(ctx context.Context, grace time.Duration) bool {
 	if wait == nil {
 		wait = func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) }
 	}
+	list := t.Members
+	if t.OnLook != nil {
+		list = func() ([]proc.Member, bool) {
+			ms, unsettled := t.Members()
+			t.OnLook(ms)
+			return ms, unsettled
+		}
+	}
 	return kill.Escalation{
 		Signal:  t.Signal,
 		Grace:   grace,
-		List:    t.Members,
+		List:    list,
 		Send:    t.send(),
 		KillAll: t.killAll,
 		Wait:    wait,

@@ -102,7 +102,7 @@ func TestTreeFromItsSources(t *testing.T) {
 	tree := runtree.Tree{
 		What: "test run",
 		Sources: []runtree.Source{
-			runtree.Below(fs, root.PID, 0),
+			runtree.Below(fs, root.PID, func() int { return 0 }),
 			runtree.Carriers(fs, []string{entry}, os.Getuid()),
 			// below is on the list as well: it is still one member.
 			runtree.Kept(fs, []proc.Member{kept, below}),
