@@ -299,12 +299,14 @@ ENTRYPOINT ["/usr/local/bin/tether", "run", "--"]
 CMD ["/usr/local/bin/tether", "--version"]
 EOF
 	tag="tether-dist-check:$$"
-	if docker build -q -t "$tag" "$work/image" >/dev/null; then
+	# The legacy builder's deprecation notice goes to stderr on every
+	# build: kept aside, and shown only when the build fails.
+	if docker build -q -t "$tag" "$work/image" >/dev/null 2>"$work/build.err"; then
 		out=$(docker run --rm "$tag" 2>&1) || true
 		grep -q "commit:   $head" <<<"$out" && ok "docker run: tether as ENTRYPOINT runs the command" || bad "docker run: $out"
 		docker image rm "$tag" >/dev/null || true
 	else
-		bad "docker build failed"
+		bad "docker build failed: $(tail -n 3 "$work/build.err")"
 	fi
 fi
 
