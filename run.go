@@ -176,7 +176,7 @@ func startError(err error, exec bool, sig syscall.Signal) error {
 	case errors.Is(err, errors.ErrUnsupported) && exec:
 		return cli.Exit("tether run: --exec needs a parent-death signal, which this platform does not have; run without --exec, which covers the command with the watchdog", exitFailed)
 	case errors.Is(err, spawn.ErrParentGone):
-		return cli.Exit("tether run: "+err.Error(), 128+int(sig))
+		return cli.Exit("tether run: "+err.Error(), exitcode.Of(0, sig))
 	case errors.As(err, &se) && se.Exec:
 		return cli.Exit("tether run: "+se.Error(), exitcode.Exec(se.Err))
 	case errors.As(err, &se):
@@ -233,11 +233,10 @@ func portRefusal(sum reclaim.Summary) error {
 			return failf("tether run: port %d: %s; %s", st.Port, sanitize(st.Again[0].String()), done)
 		}
 		for _, pid := range st.Holders {
-			i := slices.IndexFunc(sum.Results, func(r reclaim.Result) bool { return r.PID == pid })
-			if i < 0 {
+			r, ok := sum.Result(pid)
+			if !ok {
 				continue
 			}
-			r := sum.Results[i]
 			if r.Selected {
 				return failf("tether run: port %s: holder PID %d (%s) not ended: %s %s",
 					portsOf(r.Process), r.PID, withManager(r.Process, holderCommand(r.Report)), r.Outcome, r.Why)

@@ -159,9 +159,14 @@ func (c *Child) tree(t *proc.Trees, known []proc.Member) (ms []proc.Member, held
 	fs := proc.Host()
 	self := proc.Member{PID: c.pid, StartTime: c.started}
 	// Done is asked before Reaped: a child reaped between the two is
-	// then seen reaped, not held.
+	// then seen reaped, not held. A child not done is not reaped, and is
+	// read below.
 	done := c.handle != nil && c.handle.Done()
-	switch reaped, ok := c.reaped(); {
+	var reaped, ok bool
+	if done {
+		reaped, ok = c.reaped()
+	}
+	switch {
 	case ok && reaped:
 	case ok && done:
 		// A zombie with no thread left: no member, and no children.
@@ -172,7 +177,7 @@ func (c *Child) tree(t *proc.Trees, known []proc.Member) (ms []proc.Member, held
 			if !st.Zombie() {
 				ms = append(ms, self)
 			}
-			ms = append(ms, t.SubtreeOf(st, 0)...)
+			ms = append(ms, t.SubtreeOf(st)...)
 		}
 	}
 	// Of the known, those still below the child are listed already, and
@@ -208,7 +213,7 @@ func (c *Child) reaped() (reaped, ok bool) {
 
 // member reports whether m is the child itself, and its handle.
 func (c *Child) member(m proc.Member) (*proc.Handle, bool) {
-	if c.handle != nil && m.PID == c.pid && m.StartTime == c.started {
+	if c.handle != nil && m == (proc.Member{PID: c.pid, StartTime: c.started}) {
 		return c.handle, true
 	}
 	return nil, false

@@ -130,8 +130,7 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 // what names the escalation in trace lines.
 func (en *ending) what() string {
 	if len(en.children) == 1 {
-		c := en.children[0]
-		return "end of " + c.cfg.Name + " (run " + c.cfg.RunID + ")"
+		return en.children[0].what()
 	}
 	return fmt.Sprintf("end of %d children", len(en.children))
 }

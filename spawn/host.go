@@ -80,9 +80,12 @@ type Host struct {
 func (h *Host) Guarantees() Guarantees {
 	g := platformGuarantees
 	g.NoPIDReuse = pidfds()
-	g.Watchdog = watchdogAllowed() && !h.noWatchdog
+	g.Watchdog = h.watchdogOn()
 	return g
 }
+
+// watchdogOn says the Host's children are covered by a watchdog.
+func (h *Host) watchdogOn() bool { return reexecAllowed() && !h.noWatchdog }
 
 // NewHost makes the program's Host. Nothing is started until the first
 // child is: a Host that never starts one costs nothing. Its watchdog,
@@ -165,7 +168,7 @@ func checkChild(cmd *exec.Cmd, opts ChildOptions) error {
 // watch starts, with the first child, what covers the children: the
 // watchdog (when main called Init) and the keeper. Under h.mu.
 func (h *Host) watch() error {
-	if h.guard.started == 0 && watchdogAllowed() && !h.noWatchdog {
+	if h.guard.started == 0 && h.watchdogOn() {
 		wd, err := watchdog.StartHost(selfPath(), nil, nil)
 		if err != nil {
 			return fmt.Errorf("spawn: start the host's watchdog: %w", err)

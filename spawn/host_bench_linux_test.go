@@ -58,15 +58,9 @@ func BenchmarkHostStartStop100(b *testing.B) {
 			defer h.Close(context.Background())
 			for b.Loop() {
 				for i := 0; i < 100; i++ {
-					cmd := exec.Command("/bin/sleep", "60")
-					c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "bench"}})
-					if err != nil {
+					if err := hostStartStop(h); err != nil {
 						b.Fatal(err)
 					}
-					if err := c.Stop(context.Background()); err != nil {
-						b.Fatal(err)
-					}
-					_ = cmd.Wait()
 				}
 			}
 		})
@@ -93,15 +87,9 @@ func BenchmarkHostVsFloor(b *testing.B) {
 				b.Fatal(err)
 			}
 			t1 := time.Now()
-			cmd := exec.Command("/bin/sleep", "60")
-			c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "bench"}})
-			if err != nil {
+			if err := hostStartStop(h); err != nil {
 				b.Fatal(err)
 			}
-			if err := c.Stop(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			_ = cmd.Wait()
 			floor += t1.Sub(t0)
 			host += time.Since(t1)
 		}
@@ -125,6 +113,18 @@ func floorSpawner(b *testing.B) (chan<- func(), []string) {
 	}()
 	b.Cleanup(func() { close(starts) })
 	return starts, append(os.Environ(), "TETHER=1", "TETHER_RUN_ID=0123456789abcdef0123456789abcdef")
+}
+
+// hostStartStop is one child of h, started, stopped and waited for.
+func hostStartStop(h *spawn.Host) error {
+	cmd := exec.Command("/bin/sleep", "60")
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "bench"}})
+	if err != nil {
+		return err
+	}
+	err = c.Stop(context.Background())
+	_ = cmd.Wait()
+	return err
 }
 
 // floorStartStop is the least a child's life costs with the guarantee a

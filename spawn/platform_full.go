@@ -220,7 +220,7 @@ func (r *supervisor) contain(path string, args []string, attr *syscall.ProcAttr)
 	if mode == ContainAuto || mode == ContainPIDNamespace {
 		self := selfPath()
 		err := pidns.Usable()
-		if err == nil && (!initCalled || self == "") {
+		if err == nil && !reexecAllowed() {
 			err = errors.New("no binary to run as the namespace's init (the program's main does not call spawn.Init)")
 		}
 		if err == nil {
@@ -315,7 +315,7 @@ func Exec(cmd *exec.Cmd, opts ExecOptions) error {
 	}
 	trace.Printf("exec %s in place, run %s", path, cfg.RunID)
 	err = syscall.Exec(path, argv, env)
-	return &StartError{Exec: true, Err: fmt.Errorf("exec %s: %w", path, err)}
+	return execFailed(path, err)
 }
 
 // armParentDeath arms sig for when ppid dies, on the calling thread, then
@@ -349,7 +349,7 @@ func (r *supervisor) forkExec(path string, attr *syscall.ProcAttr) (int, error) 
 		return pid, err
 	}
 	self := selfPath()
-	if !initCalled || self == "" {
+	if !reexecAllowed() {
 		return 0, containFailed(r.cfg.Contain, append(r.tried, "cgroup: "+why.Error()+", and no binary to enter the group with first (the program's main does not call spawn.Init)"))
 	}
 	procs, err := r.group.ProcsFile()

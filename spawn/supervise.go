@@ -48,9 +48,10 @@ var initCalled bool
 
 func markInit() { initCalled = true }
 
-// watchdogAllowed says a run or a Host starts a watchdog: this program
-// can be started again as one.
-func watchdogAllowed() bool {
+// reexecAllowed says this program can be started again as tether's
+// helpers (a run's or a Host's watchdog, a PID namespace's init, the
+// step into a cgroup): main called Init, and the binary can be found.
+func reexecAllowed() bool {
 	return initCalled && selfPath() != ""
 }
 
@@ -209,7 +210,7 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (Exit, error) {
 	if err := r.init.ExecError(); err != nil {
 		// A contained command's exec is its namespace's init's: it
 		// failed there, as it fails here before a start.
-		return Exit{}, &StartError{Exec: true, Err: &fs.PathError{Op: "exec", Path: cmd.Path, Err: err}}
+		return Exit{}, execFailed(cmd.Path, err)
 	}
 	if cancelled.Load() {
 		return status, fmt.Errorf("spawn: %s ended early: %w", path, ctx.Err())
@@ -292,7 +293,7 @@ func (r *supervisor) setUpAside(common []os.Signal) func() error {
 		err error
 	}
 	wdc := make(chan started, 1)
-	if watchdogAllowed() {
+	if reexecAllowed() {
 		spec := r.watchdogSpec() // r.cfg is prepare's to change meanwhile
 		go func() {
 			wd, err := watchdog.Start(spec)
@@ -470,7 +471,7 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 			// is the namespaces' refusal, not the command's.
 			return containFailed(r.cfg.Contain, append(r.tried, "pidns: new namespaces refused: "+err.Error()))
 		}
-		return &StartError{Exec: true, Err: fmt.Errorf("exec %s: %w", path, err)}
+		return execFailed(path, err)
 	}
 	r.child = pid
 	where := "in its own group"
@@ -487,6 +488,12 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 		r.unreserve = restore
 	}
 	return nil
+}
+
+// execFailed is the StartError of a command the kernel would not
+// execute ("exec /srv/app: permission denied"), its errno the cause.
+func execFailed(path string, err error) *StartError {
+	return &StartError{Exec: true, Err: &fs.PathError{Op: "exec", Path: path, Err: err}}
 }
 
 // exitOf is the Exit of a wait status.

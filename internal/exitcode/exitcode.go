@@ -15,7 +15,7 @@ import (
 // 128+N for death by signal N.
 func Wait(ws syscall.WaitStatus) int {
 	if ws.Signaled() {
-		return Of(ws.ExitStatus(), ws.Signal())
+		return Of(0, ws.Signal())
 	}
 	return ws.ExitStatus()
 }

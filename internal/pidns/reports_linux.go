@@ -26,10 +26,8 @@ func reportExit(w io.Writer, ws uint32) { fmt.Fprintf(w, "exit %d\n", ws) }
 // reportExecFailed says why the command could not be executed: its
 // errno, or EINVAL for a failure that has none.
 func reportExecFailed(w io.Writer, err error) {
-	errno := syscall.EINVAL
-	if !errors.As(err, &errno) {
-		errno = syscall.EINVAL
-	}
+	errno := syscall.EINVAL // kept where err holds no errno
+	errors.As(err, &errno)
 	fmt.Fprintf(w, "execfail %d\n", int(errno))
 }
 

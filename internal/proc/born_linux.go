@@ -41,17 +41,12 @@ var ownNamespace = sync.OnceValue(func() bool {
 	return err == nil && self == strconv.Itoa(os.Getpid())
 })
 
-// Born lists the live processes whose PIDs were handed out after from
+// born lists the live processes whose PIDs were handed out after from
 // and up to to (two values of LastPID, read in that order), started at
-// or after since. ok is false where the span cannot be trusted to hold
-// them all: more PIDs than bornMost, or to unknown. Threads are listed
-// too (a thread's id is a PID handed out); a caller that matches one
-// tells it apart with Leader.
-func (fs FS) Born(from, to int, since uint64) (ms []Member, ok bool) {
-	return fs.born(from, to, since, nil)
-}
-
-// born is Born leaving out, unread, the PIDs skip names.
+// or after since, leaving out, unread, the PIDs skip names. ok is false
+// where the span cannot be trusted to hold them all: more PIDs than
+// bornMost, or to unknown. Threads are listed too (a thread's id is a
+// PID handed out); a caller that matches one tells it apart with Leader.
 func (fs FS) born(from, to int, since uint64, skip func(pid int) bool) (ms []Member, ok bool) {
 	top := fs.maxPIDFor(from, to)
 	if from < 0 || to < 0 || from > top || to > top {

@@ -3,3 +3,6 @@ package proc
 // ChildrenLists says, to the tests, whether Strays follows the kernel's
 // lists of children in this build (not on the portable path).
 const ChildrenLists = childrenLists
+
+// Born is born with nothing left out, for the tests of the span's limits.
+func (fs FS) Born(from, to int, since uint64) ([]Member, bool) { return fs.born(from, to, since, nil) }

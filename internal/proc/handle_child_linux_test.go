@@ -104,7 +104,7 @@ ctypes.CDLL(None).pthread_exit(None)
 	if h.Done() {
 		t.Error("leader exited, a thread running: Done() = true")
 	}
-	tree := proc.Host().Trees().SubtreeOf(st, 0)
+	tree := proc.Host().Trees().SubtreeOf(st)
 	if len(tree) != 1 {
 		t.Errorf("leader exited: subtree %v, want the running thread's sleep", tree)
 	}

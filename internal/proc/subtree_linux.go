@@ -35,11 +35,11 @@ type Trees struct{ fs FS }
 // Subtree is FS.Subtree: the kernel's lists are read afresh for each.
 func (t *Trees) Subtree(root, skip int) []Member { return t.fs.Subtree(root, skip) }
 
-// SubtreeOf is Subtree of the process whose stat st was just read,
+// SubtreeOf is the whole subtree of the process whose stat st was just read,
 // whose children are then read as the stat says (one list for a process
 // of one thread).
-func (t *Trees) SubtreeOf(st Stat, skip int) []Member {
-	return t.fs.walk(t.fs.childrenOf(st), skip)
+func (t *Trees) SubtreeOf(st Stat) []Member {
+	return t.fs.walk(t.fs.childrenOf(st), 0)
 }
 
 // AliveWithSubtrees is FS.AliveWithSubtrees within the look: each

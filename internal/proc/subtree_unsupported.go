@@ -46,8 +46,8 @@ func (t *Trees) snapshot() *Snapshot {
 	return t.snap
 }
 
-// SubtreeOf is Subtree of the process whose stat st was just read.
-func (t *Trees) SubtreeOf(st Stat, skip int) []Member { return t.Subtree(st.PID, skip) }
+// SubtreeOf is the whole subtree of the process whose stat st was just read.
+func (t *Trees) SubtreeOf(st Stat) []Member { return t.Subtree(st.PID, 0) }
 
 // AliveWithSubtrees is FS.AliveWithSubtrees within the look.
 func (t *Trees) AliveWithSubtrees(ms []Member) []Member {

@@ -9,7 +9,8 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 )
 
-// A Source lists some of a run's live members. Unsettled says that a
+// A Source lists some of a run's live members, each once, in a list of
+// its own that the tree may keep and extend. Unsettled says that a
 // process could not yet be told to be a member or not (in the middle of
 // an execve), so that an empty list is not the end of the run.
 type Source interface {
@@ -70,26 +71,24 @@ func (t Tree) Members() ([]proc.Member, bool) {
 }
 
 func (t Tree) members() ([]proc.Member, bool) {
-	if len(t.Sources) == 1 {
-		// A source lists each of its members once: a tree of one
-		// source (a Host's look, reclaim's set) is taken as it is.
-		return t.Sources[0].List()
-	}
+	// A source lists each of its members once: the list of the only
+	// source with members (a tree of one source, a supervisor with no
+	// strays) is taken as it is.
 	var out []proc.Member
-	var seen map[proc.Member]bool
-	unsettled := false
+	unsettled, merged := false, false
 	for _, s := range t.Sources {
 		ms, u := s.List()
 		unsettled = unsettled || u
-		if len(ms) > 0 && seen == nil {
-			seen = make(map[proc.Member]bool, len(ms))
+		switch {
+		case len(ms) == 0:
+		case out == nil:
+			out = ms
+		default:
+			out, merged = append(out, ms...), true
 		}
-		for _, m := range ms {
-			if !seen[m] {
-				seen[m] = true
-				out = append(out, m)
-			}
-		}
+	}
+	if merged {
+		out = proc.Unique(out)
 	}
 	return out, unsettled
 }
