@@ -33,6 +33,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "signal", Value: "TERM", Usage: "the parent-death `SIGNAL` the command gets when tether dies"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long the tree gets between TERM and KILL at cleanup"},
 			&cli.BoolFlag{Name: "outlive-parent", Usage: "keep running when tether's parent or an ancestor (the shell, make) dies"},
+			&cli.BoolFlag{Name: "hangup", Usage: "end the run when its client hangs up: nothing left to write COMMAND's input nor to read its output (an MCP client that dropped a stdio server)"},
 			&cli.BoolFlag{Name: "forking", Usage: "for a COMMAND that daemonizes (pg_ctl start, nginx): run until its whole tree is gone, not until COMMAND exits"},
 			&cli.BoolFlag{Name: "exec", Usage: "no supervisor: arm the parent-death signal on tether and exec COMMAND in place"},
 			&cli.StringSliceFlag{Name: "port", Aliases: []string{"p"}, Usage: "first free `PORT` (8080, :8080, localhost:8080): reclaim a stranded tethered holder, refuse any other (repeatable)"},
@@ -95,6 +96,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Options, []uint16, error) {
 		Grace:         c.Duration("grace"),
 		OutliveParent: c.Bool("outlive-parent"),
 		Forking:       c.Bool("forking"),
+		EndOnHangup:   c.Bool("hangup"),
 		LeaveDir:      true,
 		DieBySignal:   true,
 		SoleReaper:    true,
@@ -121,6 +123,9 @@ func runConfig(c *cli.Context, args []string) (spawn.Options, []uint16, error) {
 			return cfg, nil, usagef("tether run: --contain takes its mode after \"=\": --contain=%s (a command of that name: ./%s)", args[0], args[0])
 		}
 		cfg.Contain = f.mode
+	}
+	if cfg.EndOnHangup && c.Bool("exec") {
+		return cfg, nil, usagef("tether run: --hangup needs tether to stay as the supervisor: it cannot be combined with --exec")
 	}
 	if cfg.Forking && c.Bool("exec") {
 		return cfg, nil, usagef("tether run: --forking needs tether to stay as the supervisor: it cannot be combined with --exec")

@@ -43,6 +43,13 @@ type Options struct {
 	// OutliveParent keeps running when the caller (the shell, make) dies.
 	// By default the caller's death is handled like SIGTERM.
 	OutliveParent bool
+	// EndOnHangup handles a hang-up of the command's client like
+	// SIGTERM: the command's Stdin (an *os.File, a pipe or a socket) has
+	// no writer left and its Stdout (the same) no reader, so that nothing
+	// can talk to it any more, as when an MCP client drops a stdio server
+	// without ending it. Nothing is read from either. Where Stdin or
+	// Stdout is not a pipe or socket of an *os.File, nothing is watched.
+	EndOnHangup bool
 	// Forking keeps the run going once the command has exited with
 	// status 0, for as long as anything of its tree is left: a launcher
 	// that daemonizes (pg_ctl start, nginx's default, redis-server

@@ -284,6 +284,9 @@ func (r *supervisor) finish() {
 		if r.stopChain != nil {
 			r.stopChain()
 		}
+		if r.stopHangup != nil {
+			r.stopHangup()
+		}
 		if r.cfg.SoleReaper {
 			go signal.Stop(r.sigs)
 		} else {

@@ -105,6 +105,8 @@ type supervisor struct {
 	finished sync.Once
 	// stopChain ends the watch on the caller's chain; set by ready.
 	stopChain func()
+	// stopHangup ends the watch of Options.EndOnHangup; nil without one.
+	stopHangup func()
 }
 
 // wd is the run's watchdog; nil without one.
@@ -193,6 +195,9 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (Exit, error) {
 		return killedBy(syscall.SIGTERM), nil
 	} else if err != nil {
 		return Exit{}, err
+	}
+	if r.cfg.EndOnHangup {
+		r.stopHangup = r.watchHangup(cmd)
 	}
 	var cancelled atomic.Bool
 	stop := context.AfterFunc(ctx, func() {
