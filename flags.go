@@ -55,6 +55,7 @@ func filterFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "udp", Usage: "with --port, only bound UDP sockets count"},
 		&cli.StringFlag{Name: "run-id", Usage: "only the run `ID` (32 hex digits)"},
 		&cli.BoolFlag{Name: "any-user", Usage: "include other users' processes (default: only yours)"},
+		abandonedFlag(),
 		&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 	}, markerFlags()...)
 }

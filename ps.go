@@ -37,6 +37,9 @@ func runPS(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("tether ps: unexpected argument %q (select with --name, --port, --run-id)", c.Args().First())
 	}
+	if c.Bool("abandoned") {
+		return runPSAbandoned(c)
+	}
 	f, err := filterFrom(c)
 	if err != nil {
 		return err

@@ -55,6 +55,9 @@ func runReclaim(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("tether reclaim: unexpected argument %q (select with --name, --port, --run-id)", c.Args().First())
 	}
+	if c.Bool("abandoned") {
+		return runReclaimAbandoned(c)
+	}
 	f, err := filterFrom(c)
 	if err != nil {
 		return err

@@ -77,6 +77,9 @@ func (fs FS) Environ(pid int) ([]string, error) {
 	return pa.Env, nil
 }
 
+// Resident is not read on macOS (no statm): ErrUnverifiable.
+func (fs FS) Resident(pid int) (uint64, error) { return 0, ErrUnverifiable }
+
 // Cmdline reads pid's arguments, for display.
 func (fs FS) Cmdline(pid int) ([]string, error) {
 	pa, err := readProcArgs(pid)

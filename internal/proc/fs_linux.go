@@ -147,6 +147,16 @@ func (fs FS) Environ(pid int) ([]string, error) {
 	return ParseEnviron(data), nil
 }
 
+// Resident is pid's resident memory in bytes (statm's resident pages).
+func (fs FS) Resident(pid int) (uint64, error) {
+	data, err := fs.ReadFile(pid, "statm")
+	if err != nil {
+		return 0, err
+	}
+	pages, err := ParseStatm(data)
+	return pages * uint64(os.Getpagesize()), err
+}
+
 // Cmdline reads pid's command line, for display.
 func (fs FS) Cmdline(pid int) ([]string, error) {
 	data, err := fs.ReadFile(pid, "cmdline")

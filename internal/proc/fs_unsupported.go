@@ -28,6 +28,9 @@ func (fs FS) Environ(pid int) ([]string, error) { return nil, unsupported(pid) }
 // Cmdline fails closed: this platform has no reader.
 func (fs FS) Cmdline(pid int) ([]string, error) { return nil, unsupported(pid) }
 
+// Resident is not read here.
+func (fs FS) Resident(pid int) (uint64, error) { return 0, unsupported(pid) }
+
 // Stat fails closed: this platform has no reader.
 func (fs FS) Stat(pid int) (Stat, error) { return Stat{}, unsupported(pid) }
 

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tetherproc/tether/reclaim"
+)
+
+// runPSAbandoned is tether ps --abandoned.
+func runPSAbandoned(c *cli.Context) error {
+	anyUser, err := abandonedFrom(c)
+	if err != nil {
+		return err
+	}
+	trees, err := findAbandoned(c, anyUser)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	if c.Bool("json") {
+		rows := make([]abandonedJSON, len(trees))
+		for i, t := range trees {
+			rows[i] = abandonedToJSON(t, now)
+		}
+		err = writeJSON(c.App.Writer, rows)
+	} else {
+		err = writeAbandoned(c.App.Writer, trees, now)
+	}
+	if err != nil {
+		return failf("tether ps: write: %v", err)
+	}
+	return nil
+}
+
+// abandonedEndJSON is one tree of tether reclaim --abandoned --json.
+type abandonedEndJSON struct {
+	abandonedJSON
+	// Outcome: would-end (dry run), ended, gone (before the signal),
+	// left-alone (no longer abandoned, or no longer known to be),
+	// survived.
+	Outcome string `json:"outcome"`
+	Why     string `json:"why,omitempty"`
+	Left    []int  `json:"left,omitempty"`
+}
+
+// runReclaimAbandoned is tether reclaim --abandoned: exit 0 when every
+// tree still abandoned when looked at again is gone, 1 when a member
+// survived.
+func runReclaimAbandoned(c *cli.Context) error {
+	anyUser, err := abandonedFrom(c)
+	if err != nil {
+		return err
+	}
+	sig, err := parseSignal(c.String("signal"))
+	if err != nil {
+		return usagef("tether reclaim: --signal: %v", err)
+	}
+	grace := c.Duration("grace")
+	if grace < 0 {
+		return usagef("tether reclaim: --grace: negative duration %q", grace)
+	}
+	trees, err := findAbandoned(c, anyUser)
+	if err != nil {
+		return err
+	}
+	now, dry := time.Now(), c.Bool("dry-run")
+	var rows []abandonedEndJSON
+	if dry {
+		for _, t := range trees {
+			rows = append(rows, abandonedEndJSON{abandonedJSON: abandonedToJSON(t, now), Outcome: "would-end"})
+		}
+	} else {
+		for _, e := range reclaim.EndAbandoned(c.Context, trees, sig, grace) {
+			rows = append(rows, endRow(e, now))
+		}
+	}
+	if c.Bool("json") {
+		err = writeJSON(c.App.Writer, struct {
+			DryRun bool               `json:"dry_run"`
+			Trees  []abandonedEndJSON `json:"trees"`
+		}{dry, append([]abandonedEndJSON{}, rows...)})
+	} else {
+		err = writeAbandonedEnds(c.App.Writer, rows, dry)
+	}
+	if err != nil {
+		return failf("tether reclaim: write report: %v", err)
+	}
+	for _, r := range rows {
+		if r.Outcome == "survived" {
+			return cli.Exit("", 1)
+		}
+	}
+	return nil
+}
+
+func endRow(e reclaim.AbandonedEnd, now time.Time) abandonedEndJSON {
+	r := abandonedEndJSON{abandonedJSON: abandonedToJSON(e.Tree, now)}
+	switch {
+	case e.NoLonger != 0:
+		r.Outcome, r.Why = "left-alone", leftOutText(e.NoLonger)
+	case e.Gone:
+		r.Outcome = "gone"
+	case e.Ended:
+		r.Outcome = "ended"
+	default:
+		r.Outcome, r.Why = "survived", "still alive after SIGKILL"
+		for _, m := range e.Left {
+			r.Left = append(r.Left, m.PID)
+		}
+	}
+	return r
+}
+
+func writeAbandonedEnds(w io.Writer, rows []abandonedEndJSON, dry bool) error {
+	var b strings.Builder
+	ended := 0
+	for _, r := range rows {
+		var names []string
+		for _, m := range r.Members {
+			names = append(names, m.Comm)
+		}
+		fmt.Fprintf(&b, "%d %s (%d processes, %s", r.PID, strings.Join(names, " > "), len(r.Members), memory(r.ResidentBytes))
+		if len(r.Ports) > 0 {
+			fmt.Fprintf(&b, ", %s", portsText(r.Ports))
+		}
+		b.WriteString("): ")
+		switch r.Outcome {
+		case "would-end":
+			b.WriteString("would be ended")
+		case "ended", "gone":
+			ended++
+			b.WriteString(map[string]string{"ended": "ended", "gone": "gone before it was signalled"}[r.Outcome])
+		case "left-alone":
+			b.WriteString("left alone: " + r.Why)
+		default:
+			fmt.Fprintf(&b, "survived: %s still alive after SIGKILL", joinInts(r.Left))
+		}
+		if len(r.Members) > 0 && len(r.Members[0].Command) > 0 {
+			b.WriteString(" — " + strings.Join(r.Members[0].Command, " "))
+		}
+		b.WriteByte('\n')
+	}
+	switch {
+	case len(rows) == 0:
+		b.WriteString("nothing to reclaim: no abandoned stdio tree\n")
+	case dry:
+		fmt.Fprintf(&b, "dry run: %d abandoned stdio trees would be ended\n", len(rows))
+	default:
+		fmt.Fprintf(&b, "reclaimed %d of %d abandoned stdio trees\n", ended, len(rows))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

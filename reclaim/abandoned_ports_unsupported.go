@@ -1,0 +1,8 @@
+//go:build !linux
+
+package reclaim
+
+import "github.com/tetherproc/tether/internal/proc"
+
+// addPorts has nothing to add where no tree is found.
+func addPorts(proc.FS, []Abandoned) {}
