@@ -77,6 +77,23 @@ func runRun(c *cli.Context) error {
 	return cli.Exit("", exitcode.Of(ended.Code, ended.Signal))
 }
 
+// execConflict refuses what needs tether to stay as the supervisor
+// with --exec, which leaves none.
+func execConflict(c *cli.Context, cfg spawn.Options) error {
+	if !c.Bool("exec") {
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		on   bool
+	}{{"--hangup", cfg.EndOnHangup}, {"--forking", cfg.Forking}} {
+		if f.on {
+			return usagef("tether run: %s needs tether to stay as the supervisor: it cannot be combined with --exec", f.name)
+		}
+	}
+	return nil
+}
+
 // runConfig reads the flags of run into a spawn.Options and the ports to
 // free first, naming any bad value.
 func runConfig(c *cli.Context, args []string) (spawn.Options, []uint16, error) {
@@ -124,11 +141,8 @@ func runConfig(c *cli.Context, args []string) (spawn.Options, []uint16, error) {
 		}
 		cfg.Contain = f.mode
 	}
-	if cfg.EndOnHangup && c.Bool("exec") {
-		return cfg, nil, usagef("tether run: --hangup needs tether to stay as the supervisor: it cannot be combined with --exec")
-	}
-	if cfg.Forking && c.Bool("exec") {
-		return cfg, nil, usagef("tether run: --forking needs tether to stay as the supervisor: it cannot be combined with --exec")
+	if err := execConflict(c, cfg); err != nil {
+		return cfg, nil, err
 	}
 	if cfg.Forking && cfg.Contain == spawn.ContainPIDNamespace {
 		return cfg, nil, usagef("tether run: --forking: not with --contain=pidns, whose init ends the namespace when COMMAND exits (--contain=cgroup keeps a daemon's tree)")

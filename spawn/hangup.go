@@ -3,8 +3,10 @@
 package spawn
 
 import (
+	"context"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -23,6 +25,30 @@ import (
 // reader has, a socket POLLHUP once its peer has closed. Both ends
 // must have hung up: a client that closes the input alone is ending
 // the server the usual way, and still reads what it answers.
+
+// watchEnds starts the watches of the ends that come from outside the
+// signals, each a TERM into the run's signals, handled there as one sent
+// to the program: ctx's end, and with Options.EndOnHangup, the client's
+// hang-up. cancelled reports whether ctx's end came; stop ends both.
+func (r *supervisor) watchEnds(ctx context.Context, cmd *exec.Cmd) (cancelled func() bool, stop func()) {
+	if r.cfg.EndOnHangup {
+		r.stopHangup = r.watchHangup(cmd)
+	}
+	var done atomic.Bool
+	stopCtx := context.AfterFunc(ctx, func() {
+		done.Store(true)
+		r.sendTerm()
+	})
+	return done.Load, func() { stopCtx() }
+}
+
+// sendTerm hands the loop a TERM from outside the signals.
+func (r *supervisor) sendTerm() {
+	select {
+	case r.sigs <- syscall.SIGTERM:
+	default: // 64 signals waiting: a TERM among them is on its way
+	}
+}
 
 // dupStdio is a descriptor of f's own for the watch, closed by it,
 // so that f may be closed meanwhile; taken without f.Fd, which would
@@ -101,10 +127,7 @@ func (r *supervisor) watchHangup(cmd *exec.Cmd) (stop func()) {
 	}
 	stop, err := watchHangup(fds[0], fds[1], func() {
 		trace.Printf("the client hung up (no writer of the standard input, no reader of the output): TERM")
-		select {
-		case r.sigs <- syscall.SIGTERM:
-		default: // 64 signals waiting: a TERM among them is on its way
-		}
+		r.sendTerm()
 	})
 	if err != nil {
 		trace.Printf("end on hang-up: not watched: %v", err)

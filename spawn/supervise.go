@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -196,17 +195,7 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (Exit, error) {
 	} else if err != nil {
 		return Exit{}, err
 	}
-	if r.cfg.EndOnHangup {
-		r.stopHangup = r.watchHangup(cmd)
-	}
-	var cancelled atomic.Bool
-	stop := context.AfterFunc(ctx, func() {
-		cancelled.Store(true)
-		select {
-		case r.sigs <- syscall.SIGTERM:
-		default: // 64 signals waiting: a TERM among them is on its way
-		}
-	})
+	cancelled, stop := r.watchEnds(ctx, cmd)
 	defer stop()
 	r.late.catch(r.sigs, rare)
 	r.loop()
@@ -217,7 +206,7 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, opts Options) (Exit, error) {
 		// failed there, as it fails here before a start.
 		return Exit{}, execFailed(cmd.Path, err)
 	}
-	if cancelled.Load() {
+	if cancelled() {
 		return status, fmt.Errorf("spawn: %s ended early: %w", path, ctx.Err())
 	}
 	if copyErr != nil {
