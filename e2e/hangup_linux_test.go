@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 )
 
@@ -142,4 +144,51 @@ func TestRunHangupNotPipes(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--hangup") {
 		t.Errorf("run --hangup --exec: exit %d, %q; want %d naming --hangup", r.code, r.stderr, exitUsage)
 	}
+}
+
+// Under a process limit that a fork storm fills (threads count), the
+// hang-up is still seen (its watch's thread is tether's before the
+// storm), and the whole storm ends with no traceback.
+func TestRunHangupUnderProcessLimit(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	var stderr strings.Builder
+	cmd, limit := asNobody(t, 40, "run", "--hangup", "--grace", "1s", "--", bash, "-c", "while :; do sleep 100 & done 2>/dev/null")
+	ends := pipesFor(t)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = ends.stdin, ends.stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ends.stdin.Close()
+	ends.stdout.Close()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			<-done
+		}
+	})
+	proctest.Eventually(t, fmt.Sprintf("the fork storm to fill the process limit of %d", limit), func() bool {
+		return proc.Host().Threads(65534) >= limit-2
+	})
+	ends.write.Close()
+	ends.read.Close()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("tether --hangup under a full process limit still running 20 s after its client hung up")
+	}
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("tether ended %v; want killed by SIGTERM; stderr %q", cmd.ProcessState, stderr.String())
+	}
+	wantNoTraceback(t, "hang-up under a process limit", stderr.String())
+	proctest.Eventually(t, "nothing of the storm left", func() bool {
+		ids, unsettled := proctest.Alive(proctest.TestID(t))
+		return len(ids) == 0 && !unsettled
+	})
 }
