@@ -121,16 +121,34 @@ func treeAge(t reclaim.Abandoned, now time.Time) string {
 func treeText(t reclaim.Abandoned) string {
 	names := make([]string, len(t.Members))
 	for i, m := range t.Members {
-		names[i] = sanitize(m.Comm)
+		names[i] = sanitize(shortComm(m.Comm))
 	}
 	return strings.Join(names, " > ")
+}
+
+// shortComm is a name as the kernel keeps it, cut at its first word when
+// the kernel cut it (15 bytes): a title such as "npm exec node d" reads as
+// npm, not as a name of its own.
+func shortComm(comm string) string {
+	if len(comm) == 15 {
+		if i := strings.IndexByte(comm, ' '); i > 0 {
+			return comm[:i]
+		}
+	}
+	return comm
 }
 
 func rootCommand(t reclaim.Abandoned) string {
 	if len(t.Members) == 0 || len(t.Members[0].Command) == 0 {
 		return "-"
 	}
-	return sanitize(strings.Join(t.Members[0].Command, " "))
+	return commandText(t.Members[0].Command)
+}
+
+// commandText is a command line for display: a title written over the
+// arguments (npm exec's, padded with spaces) loses its padding.
+func commandText(args []string) string {
+	return sanitize(strings.TrimRight(strings.Join(args, " "), " "))
 }
 
 func portsText(ls []reclaim.Listener) string {

@@ -122,7 +122,7 @@ func writeAbandonedEnds(w io.Writer, rows []abandonedEndJSON, dry bool) error {
 	for _, r := range rows {
 		var names []string
 		for _, m := range r.Members {
-			names = append(names, m.Comm)
+			names = append(names, shortComm(m.Comm))
 		}
 		fmt.Fprintf(&b, "%d %s (%d processes, %s", r.PID, strings.Join(names, " > "), len(r.Members), memory(r.ResidentBytes))
 		if len(r.Ports) > 0 {
@@ -141,7 +141,7 @@ func writeAbandonedEnds(w io.Writer, rows []abandonedEndJSON, dry bool) error {
 			fmt.Fprintf(&b, "survived: %s still alive after SIGKILL", joinInts(r.Left))
 		}
 		if len(r.Members) > 0 && len(r.Members[0].Command) > 0 {
-			b.WriteString(" — " + strings.Join(r.Members[0].Command, " "))
+			b.WriteString(" — " + commandText(r.Members[0].Command))
 		}
 		b.WriteByte('\n')
 	}
