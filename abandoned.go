@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -24,7 +25,7 @@ func abandonedFlag() cli.Flag {
 // abandonedFrom reads the flags that go with --abandoned, refusing the
 // selections of tethered processes it does not combine with.
 func abandonedFrom(c *cli.Context) (anyUser bool, err error) {
-	for _, flag := range []string{"name", "port", "run-id", "all", "foreign", "tcp", "udp"} {
+	for _, flag := range []string{"name", "port", "run-id", "all", "foreign", "tcp", "udp", "settle", "marker-var", "name-var"} {
 		if c.IsSet(flag) {
 			return false, usagef("tether %s: --abandoned selects by the other ends of stdin and stdout alone: not with --%s", c.Command.Name, flag)
 		}
@@ -35,8 +36,10 @@ func abandonedFrom(c *cli.Context) (anyUser bool, err error) {
 // findAbandoned lists the abandoned trees and traces the ones left out.
 func findAbandoned(c *cli.Context, anyUser bool) ([]reclaim.Abandoned, error) {
 	l, err := reclaim.FindAbandoned(anyUser)
-	if err != nil {
-		return nil, failf("tether %s: %v", c.Command.Name, err)
+	if errors.Is(err, reclaim.ErrAbandonedUnsupported) {
+		return nil, failf("tether %s: --abandoned: not on this platform: the other ends of a process's stdin and stdout are read on Linux only", c.Command.Name)
+	} else if err != nil {
+		return nil, failf("tether %s: --abandoned: %v", c.Command.Name, err)
 	}
 	for _, o := range l.LeftOut {
 		trace.Printf("abandoned: %d (%s) left out: %s", o.Root.PID, sanitize(o.Comm), leftOutText(o.Why))
@@ -49,14 +52,18 @@ func leftOutText(why reclaim.AbandonedWhy) string {
 	switch why {
 	case reclaim.LivePeer:
 		return "something outside it still writes its input or reads its output"
-	case reclaim.Unknown:
+	case reclaim.EndsUnknown:
 		return "the other ends of its input and output cannot be read (another user's, another network namespace, mid-execve)"
-	case reclaim.Managed:
+	case reclaim.ManagedTree:
 		return "a container engine or a service manager runs it"
 	case reclaim.OnTerminal:
 		return "it has a terminal"
-	case reclaim.IsProtected:
+	case reclaim.MemberProtected:
 		return "it holds PID 1, tether or an ancestor of tether"
+	case reclaim.MemberOtherUser:
+		return "a process of it is another user's (--any-user, as root, to include it)"
+	case reclaim.RootChanged:
+		return "its root exited or its input or output changed meanwhile"
 	}
 	return "not abandoned"
 }

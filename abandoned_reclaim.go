@@ -42,7 +42,7 @@ type abandonedEndJSON struct {
 	abandonedJSON
 	// Outcome: would-end (dry run), ended, gone (before the signal),
 	// left-alone (no longer abandoned, or no longer known to be),
-	// survived.
+	// failed (a signal could not be sent), survived.
 	Outcome string `json:"outcome"`
 	Why     string `json:"why,omitempty"`
 	Left    []int  `json:"left,omitempty"`
@@ -75,7 +75,7 @@ func runReclaimAbandoned(c *cli.Context) error {
 			rows = append(rows, abandonedEndJSON{abandonedJSON: abandonedToJSON(t, now), Outcome: "would-end"})
 		}
 	} else {
-		for _, e := range reclaim.EndAbandoned(c.Context, trees, sig, grace) {
+		for _, e := range reclaim.EndAbandoned(c.Context, trees, reclaim.AbandonedAction{Signal: sig, Grace: grace, AnyUser: anyUser}) {
 			rows = append(rows, endRow(e, now))
 		}
 	}
@@ -91,7 +91,7 @@ func runReclaimAbandoned(c *cli.Context) error {
 		return failf("tether reclaim: write report: %v", err)
 	}
 	for _, r := range rows {
-		if r.Outcome == "survived" {
+		if r.Outcome == "survived" || r.Outcome == "failed" {
 			return cli.Exit("", 1)
 		}
 	}
@@ -107,6 +107,11 @@ func endRow(e reclaim.AbandonedEnd, now time.Time) abandonedEndJSON {
 		r.Outcome = "gone"
 	case e.Ended:
 		r.Outcome = "ended"
+	case e.Err != nil:
+		r.Outcome, r.Why = "failed", "could not be signalled: "+e.Err.Error()
+		for _, m := range e.Left {
+			r.Left = append(r.Left, m.PID)
+		}
 	default:
 		r.Outcome, r.Why = "survived", "still alive after SIGKILL"
 		for _, m := range e.Left {
@@ -137,6 +142,8 @@ func writeAbandonedEnds(w io.Writer, rows []abandonedEndJSON, dry bool) error {
 			b.WriteString(map[string]string{"ended": "ended", "gone": "gone before it was signalled"}[r.Outcome])
 		case "left-alone":
 			b.WriteString("left alone: " + r.Why)
+		case "failed":
+			fmt.Fprintf(&b, "%s: %s left", r.Why, joinInts(r.Left))
 		default:
 			fmt.Fprintf(&b, "survived: %s still alive after SIGKILL", joinInts(r.Left))
 		}

@@ -204,6 +204,34 @@ func (l *leaver) all() {
 	l.onFile("daemon", os.DevNull)
 	l.onFile("file", "/proc/self/cmdline") // any file: no other end
 	l.listener()
+	l.memberPeer()
+	l.otherUserMember()
+}
+
+// memberPeer leaves a tree whose root's ends have hung up, but whose
+// child writes to a pipe that the init still reads: a member with a live
+// peer outside the tree keeps the tree out.
+func (l *leaver) memberPeer() {
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	peerR, peerW, _ := os.Pipe()
+	// fd 7 of the intermediate (4 to 6 closed) is the member's stdout.
+	l.start("kept-member-peer", inR, outW, `sleep 600 >&7 7>&- & echo $! >&3; exec sleep 601 7>&-`, nil, nil, nil, peerW)
+	for _, f := range []*os.File{inR, inW, outR, outW, peerW} {
+		f.Close()
+	}
+	l.live = append(l.live, peerR)
+}
+
+// otherUserMember leaves an abandoned tree of root's with a member of
+// uid 65534: without --any-user, not root's alone to end.
+func (l *leaver) otherUserMember() {
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	l.start("kept-other-user-member", inR, outW, `setpriv --reuid 65534 --regid 65534 --clear-groups sleep 600 & echo $! >&3; exec sleep 601`)
+	for _, f := range []*os.File{inR, inW, outR, outW} {
+		f.Close()
+	}
 }
 
 // start starts the tree through an intermediate sh that exits at once,

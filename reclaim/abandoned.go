@@ -74,16 +74,23 @@ const (
 	// LivePeer: something outside the tree still writes its input or
 	// reads its output (a live session's server, a pipeline's stage).
 	LivePeer AbandonedWhy = iota + 1
-	// Unknown: the other ends could not be read (another user's pipe, a
+	// EndsUnknown: the other ends could not be read (another user's pipe, a
 	// socket of another family or network namespace, a process in the
 	// middle of an execve): never taken as gone.
-	Unknown
-	// Managed: a container engine or a service manager runs it.
-	Managed
+	EndsUnknown
+	// ManagedTree: a container engine or a service manager runs it.
+	ManagedTree
 	// OnTerminal: a member has a terminal for its input or output.
 	OnTerminal
-	// IsProtected: a member is PID 1, tether itself or its ancestor.
-	IsProtected
+	// MemberProtected: a member is PID 1, tether itself or its ancestor.
+	MemberProtected
+	// MemberOtherUser: a member is another user's, and other users' were not
+	// asked for.
+	MemberOtherUser
+	// RootChanged: looked at again before its end, its root had exited
+	// or its input or output had been replaced; what is left of it is
+	// looked at anew the next time.
+	RootChanged
 )
 
 // LeftOut is a reparented stdio tree that was looked at and not
@@ -103,17 +110,17 @@ type AbandonedListing struct {
 // ErrAbandonedUnsupported is FindAbandoned's error where the other ends
 // of a process's standard input and output cannot be asked about (every
 // platform but Linux).
-var ErrAbandonedUnsupported = errors.New("reclaim: finding abandoned stdio trees is not supported on this platform")
+var ErrAbandonedUnsupported = errors.New("finding abandoned stdio trees is not supported on this platform")
 
 // FindAbandoned lists the abandoned stdio trees of the caller's user
 // (every user's with anyUser; another user's pipes can be read by root
-// alone, and are left out as Unknown otherwise). It looks once at every
+// alone, and are left out as EndsUnknown otherwise). It looks once at every
 // process's parent, then only at the reparented ones' descriptors.
 func FindAbandoned(anyUser bool) (AbandonedListing, error) {
-	fs := proc.Host()
-	if _, err := peers.Look(fs.Root(), os.Getpid(), 0); errors.Is(err, peers.ErrUnsupported) {
+	if !peers.Supported {
 		return AbandonedListing{}, ErrAbandonedUnsupported
 	}
+	fs := proc.Host()
 	snap, err := fs.Snapshot()
 	if err != nil {
 		return AbandonedListing{}, err

@@ -2,6 +2,7 @@ package reclaim
 
 import (
 	"context"
+	"errors"
 	"os"
 	"syscall"
 	"time"
@@ -12,6 +13,15 @@ import (
 	"github.com/tetherproc/tether/procid"
 )
 
+// AbandonedAction is how [EndAbandoned] ends the trees: the first
+// signal (default SIGTERM), the grace before SIGKILL, and whether other
+// users' processes may be ended (as FindAbandoned was told).
+type AbandonedAction struct {
+	Signal  syscall.Signal
+	Grace   time.Duration
+	AnyUser bool
+}
+
 // AbandonedEnd is what became of one tree [EndAbandoned] was given.
 type AbandonedEnd struct {
 	Tree Abandoned
@@ -19,21 +29,24 @@ type AbandonedEnd struct {
 	Ended bool
 	// NoLonger, when not zero, is why the tree was not signalled: looked
 	// at again, it is no longer abandoned (a client holds its other end
-	// again, say) or can no longer be told to be.
+	// again, say), can no longer be told to be, or changed.
 	NoLonger AbandonedWhy
 	// Gone: the tree had ended by itself before it was looked at again.
 	Gone bool
 	// Left are the members still alive after SIGKILL, or when ctx ended.
 	Left []procid.ID
+	// Err is the first signal that could not be sent to a member that
+	// was still alive (EPERM, say).
+	Err error
 }
 
 // EndAbandoned ends the trees that FindAbandoned listed, each whole:
 // every member is held by a handle (a pidfd on Linux) opened before its
 // tree is looked at again, and only a tree still abandoned then is
-// signalled, through those handles: sig, then grace, then SIGKILL. What
-// its members started meanwhile is ended with it. The end of ctx hurries
-// the grace to its KILL.
-func EndAbandoned(ctx context.Context, trees []Abandoned, sig syscall.Signal, grace time.Duration) []AbandonedEnd {
+// signalled, through those handles: act.Signal, act.Grace, then SIGKILL.
+// What its members started meanwhile is ended with it. The end of ctx
+// hurries the grace to its KILL.
+func EndAbandoned(ctx context.Context, trees []Abandoned, act AbandonedAction) []AbandonedEnd {
 	fs := proc.Host()
 	out := make([]AbandonedEnd, len(trees))
 	handles := map[procid.ID]*proc.Handle{}
@@ -45,44 +58,79 @@ func EndAbandoned(ctx context.Context, trees []Abandoned, sig syscall.Signal, gr
 	var ending []int
 	for i, t := range trees {
 		out[i].Tree = t
-		held := holdAll(fs, t.IDs(), handles)
-		if len(held) == 0 {
+		held, err := holdAll(fs, t.IDs(), handles)
+		switch {
+		case err != nil:
+			out[i].NoLonger = EndsUnknown
+		case len(held) == 0:
 			out[i].Gone, out[i].Ended = true, true
-			continue
+		default:
+			if out[i].NoLonger = stillAbandoned(fs, t.Root, act.AnyUser); out[i].NoLonger == 0 {
+				ending = append(ending, i)
+			}
 		}
-		if why := stillAbandoned(fs, t.Root); why != 0 {
-			out[i].NoLonger = why
-			continue
-		}
-		ending = append(ending, i)
 	}
-	if len(ending) == 0 {
-		return out
-	}
-	list := func() ([]proc.Member, bool) { return membersNow(fs, trees, ending), false }
-	send := func(m proc.Member, s syscall.Signal) error {
-		if h, ok := handles[m]; ok {
-			return h.Signal(s)
-		}
-		return kill.Signal(m, s)
-	}
-	runtree.Tree{What: "abandoned stdio trees", Sources: []runtree.Source{runtree.SourceFunc(list)}, Signal: sig, Send: send}.End(ctx, grace)
-	for _, i := range ending {
-		out[i].Left = fs.Living(membersNow(fs, trees, []int{i}))
-		out[i].Ended = len(out[i].Left) == 0
+	if len(ending) > 0 {
+		endTrees(ctx, fs, trees, ending, handles, act, out)
 	}
 	return out
 }
 
+// endTrees ends the trees at idx together, one escalation for all.
+func endTrees(ctx context.Context, fs proc.FS, trees []Abandoned, idx []int, handles map[procid.ID]*proc.Handle, act AbandonedAction, out []AbandonedEnd) {
+	treeOf := map[procid.ID]int{}
+	for _, i := range idx {
+		for _, id := range trees[i].IDs() {
+			treeOf[id] = i
+		}
+	}
+	list := func() ([]proc.Member, bool) { return membersNow(fs, trees, idx), false }
+	send := func(m proc.Member, s syscall.Signal) error {
+		var err error
+		if h, ok := handles[m]; ok {
+			err = h.Signal(s)
+		} else {
+			err = kill.Signal(m, s)
+		}
+		if i, ok := treeOf[m]; ok && err != nil && !gone(err) && out[i].Err == nil {
+			out[i].Err = err
+		}
+		return err
+	}
+	sig := act.Signal
+	if sig == 0 {
+		sig = syscall.SIGTERM
+	}
+	runtree.Tree{What: "abandoned stdio trees", Sources: []runtree.Source{runtree.SourceFunc(list)}, Signal: sig, Send: send}.End(ctx, act.Grace)
+	for _, i := range idx {
+		out[i].Left = fs.Living(membersNow(fs, trees, []int{i}))
+		out[i].Ended = len(out[i].Left) == 0
+	}
+}
+
+// gone reports whether a signal's error says its process is no more.
+func gone(err error) bool {
+	return errors.Is(err, syscall.ESRCH) || errors.Is(err, proc.ErrGone) || errors.Is(err, os.ErrProcessDone)
+}
+
 // holdAll opens a handle on each of ids still alive as itself (its start
 // time read after the handle was opened), into handles, and returns the
-// ones held.
-func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*proc.Handle) []procid.ID {
+// ones held. An error is a member that could not be held for another
+// reason than its end (no descriptor left, a refusal): the tree's
+// handles are closed and it is not to be signalled.
+func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*proc.Handle) ([]procid.ID, error) {
 	var held []procid.ID
 	for _, id := range ids {
 		h, err := fs.Open(id.PID)
-		if err != nil {
+		if errors.Is(err, proc.ErrGone) {
 			continue
+		}
+		if err != nil {
+			for _, m := range held {
+				handles[m].Close()
+				delete(handles, m)
+			}
+			return nil, err
 		}
 		if st, err := fs.Stat(id.PID); err != nil || st.StartTime != id.StartTime || st.Zombie() {
 			h.Close()
@@ -91,24 +139,24 @@ func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*proc.Handle) []
 		handles[id] = h
 		held = append(held, id)
 	}
-	return held
+	return held, nil
 }
 
 // stillAbandoned looks at the tree of root again, from a new snapshot:
 // 0 when it still is abandoned, otherwise why not.
-func stillAbandoned(fs proc.FS, root procid.ID) AbandonedWhy {
+func stillAbandoned(fs proc.FS, root procid.ID, anyUser bool) AbandonedWhy {
 	snap, err := fs.Snapshot()
 	if err != nil {
-		return Unknown
+		return EndsUnknown
 	}
 	p, ok := snap.Process(root.PID)
-	if !ok || p.StartTime != root.StartTime {
-		return Unknown
+	if !ok || p.StartTime != root.StartTime || p.Zombie {
+		return RootChanged
 	}
-	l := &looker{fs: fs, snap: snap, uid: os.Getuid(), anyUser: true, protected: protectedPIDs(fs)}
+	l := &looker{fs: fs, snap: snap, uid: os.Getuid(), anyUser: anyUser, protected: protectedPIDs(fs)}
 	_, why, ok := l.tree(p)
 	if !ok {
-		return Unknown
+		return RootChanged // its input or output replaced
 	}
 	return why
 }

@@ -1,9 +1,8 @@
 package reclaim
 
 import (
+	"errors"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/kill"
@@ -56,19 +55,22 @@ func (l *looker) tree(root proc.Process) (tree Abandoned, why AbandonedWhy, ok b
 	}
 	in, ierr := peers.Look(l.fs.Root(), root.PID, 0)
 	out, oerr := peers.Look(l.fs.Root(), root.PID, 1)
-	if ierr != nil || oerr != nil || !in.Talkable() || !out.Talkable() {
-		return Abandoned{}, 0, false
-	}
 	switch {
+	case errors.Is(ierr, peers.ErrGone) || errors.Is(oerr, peers.ErrGone):
+		return Abandoned{}, 0, false
+	case ierr != nil || oerr != nil:
+		return Abandoned{}, EndsUnknown, true // undumpable, say: its ends cannot be read
+	case !in.Talkable() || !out.Talkable():
+		return Abandoned{}, 0, false
 	case !in.Known || !out.Known:
-		return Abandoned{}, Unknown, true
+		return Abandoned{}, EndsUnknown, true
 	case !in.HungUp || !out.HungUp:
 		return Abandoned{}, LivePeer, true
 	case engines.Of(root.PID) != nil:
-		return Abandoned{}, Managed, true
+		return Abandoned{}, ManagedTree, true
 	}
 	ids := append([]proc.Member{{PID: root.PID, StartTime: root.StartTime}}, l.snap.Descendants([]int{root.PID}, 0, 0)...)
-	if why := l.members(ids, in.Inode, out.Inode); why != 0 {
+	if why := l.members(ids); why != 0 {
 		return Abandoned{}, why, true
 	}
 	tree = Abandoned{Root: ids[0]}
@@ -82,28 +84,28 @@ func (l *looker) tree(root proc.Process) (tree Abandoned, why AbandonedWhy, ok b
 }
 
 // members checks every member of a tree whose root's input and output
-// (inodes in and out) have hung up: none may be protected, in the middle
-// of an execve, on a terminal, or talk through its own input or output
-// with anyone outside the tree.
-func (l *looker) members(ids []proc.Member, in, out uint64) AbandonedWhy {
+// have hung up: none may be protected, another user's (unless asked
+// for), in the middle of an execve, on a terminal, or talk through its
+// own input or output with anyone outside the tree. What cannot be read
+// is EndsUnknown, never clear.
+func (l *looker) members(ids []proc.Member) AbandonedWhy {
 	var open []openEnd
 	for _, id := range ids {
-		if _, ok := l.protected[id.PID]; ok {
-			return IsProtected
-		}
-		if l.fs.Executing(id.PID) {
-			return Unknown
+		if why := l.memberWhy(id); why != 0 {
+			return why
 		}
 		for fd := 0; fd <= 1; fd++ {
 			e, err := peers.Look(l.fs.Root(), id.PID, fd)
 			switch {
-			case err != nil || !e.Talkable() && e.Kind != peers.Terminal:
-				// gone since, or a file: nothing to talk through
+			case errors.Is(err, peers.ErrGone):
+				// exited since, or the descriptor is closed
+			case err != nil:
+				return EndsUnknown
 			case e.Kind == peers.Terminal:
 				return OnTerminal
-			case e.Inode == in || e.Inode == out || e.Known && e.HungUp:
+			case !e.Talkable() || e.Known && e.HungUp:
 			case !e.Known:
-				return Unknown
+				return EndsUnknown
 			default:
 				open = append(open, openEnd{e, fd == 0})
 			}
@@ -112,10 +114,30 @@ func (l *looker) members(ids []proc.Member, in, out uint64) AbandonedWhy {
 	if len(open) == 0 {
 		return 0
 	}
-	held := fdsOf(l.fs, ids)
+	held, ok := filesOf(l.fs, ids)
+	if !ok {
+		return EndsUnknown
+	}
 	for _, o := range open {
 		if !held.otherEnd(o) {
 			return LivePeer
+		}
+	}
+	return 0
+}
+
+// memberWhy is why one member keeps its tree out, before its ends are
+// looked at: 0 when nothing does.
+func (l *looker) memberWhy(id proc.Member) AbandonedWhy {
+	if _, ok := l.protected[id.PID]; ok {
+		return MemberProtected
+	}
+	if l.fs.Executing(id.PID) {
+		return EndsUnknown
+	}
+	if !l.anyUser {
+		if p, err := l.fs.Process(id.PID); err == nil && p.UID != l.uid {
+			return MemberOtherUser
 		}
 	}
 	return 0
@@ -138,79 +160,37 @@ type openEnd struct {
 	input bool
 }
 
-// heldFd is one descriptor a member holds: its file's inode and whether
-// it reads and writes through it.
-type heldFd struct {
-	inode         uint64
-	reads, writes bool
-	socket        bool
-}
-
-type heldFds []heldFd
+// heldFds are the pipes and sockets a tree's members hold.
+type heldFds []proc.File
 
 // otherEnd reports whether a member holds o's other end: a writer of an
 // input pipe, a reader of an output pipe, a socket's peer.
 func (h heldFds) otherEnd(o openEnd) bool {
 	for _, f := range h {
 		switch {
-		case o.Kind == peers.UnixSocket && f.socket && o.Peer != 0 && f.inode == o.Peer:
+		case o.Kind == peers.UnixSocket && f.Socket && o.Peer != 0 && f.Ino == o.Peer:
 			return true
-		case o.Kind == peers.Pipe && !f.socket && f.inode == o.Inode && (o.input && f.writes || !o.input && f.reads):
+		case o.Kind == peers.Pipe && f.Pipe && f.Dev == o.Dev && f.Ino == o.Inode && (o.input && f.Writes || !o.input && f.Reads):
 			return true
 		}
 	}
 	return false
 }
 
-// fdsOf reads the descriptors the processes ids hold: a tree's members,
-// a handful, never every process.
-func fdsOf(fs proc.FS, ids []proc.Member) heldFds {
+// filesOf reads the pipes and sockets the processes ids hold: a tree's
+// members, a handful, never every process. ok is false when a live
+// member's cannot be read.
+func filesOf(fs proc.FS, ids []proc.Member) (heldFds, bool) {
 	var out heldFds
 	for _, id := range ids {
-		dir := fs.Root() + "/" + strconv.Itoa(id.PID)
-		ents, err := os.ReadDir(dir + "/fd")
+		fs, err := fs.Files(id.PID)
 		if err != nil {
-			continue
+			if errors.Is(err, os.ErrNotExist) {
+				continue // exited since
+			}
+			return nil, false
 		}
-		for _, ent := range ents {
-			var f heldFd
-			st, err := os.Stat(dir + "/fd/" + ent.Name())
-			if err != nil {
-				continue
-			}
-			f.inode = inodeOf(st)
-			f.socket = st.Mode()&os.ModeSocket != 0
-			if st.Mode()&os.ModeNamedPipe == 0 && !f.socket {
-				continue
-			}
-			f.reads, f.writes = accessOf(dir + "/fdinfo/" + ent.Name())
-			out = append(out, f)
-		}
+		out = append(out, fs...)
 	}
-	return out
-}
-
-// accessOf reads the access mode of an fdinfo file's flags (octal).
-func accessOf(path string) (reads, writes bool) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "flags:"); ok {
-			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
-			if err != nil {
-				return false, false
-			}
-			switch flags & 3 {
-			case 0:
-				return true, false
-			case 1:
-				return false, true
-			default:
-				return true, true
-			}
-		}
-	}
-	return false, false
+	return out, true
 }

@@ -29,7 +29,8 @@ import (
 // watchEnds starts the watches of the ends that come from outside the
 // signals, each a TERM into the run's signals, handled there as one sent
 // to the program: ctx's end, and with Options.EndOnHangup, the client's
-// hang-up. cancelled reports whether ctx's end came; stop ends both.
+// hang-up. cancelled reports whether ctx's end came; stop ends the watch
+// of ctx (the hang-up's ends in finish, with the run's other watches).
 func (r *supervisor) watchEnds(ctx context.Context, cmd *exec.Cmd) (cancelled func() bool, stop func()) {
 	if r.cfg.EndOnHangup {
 		r.stopHangup = r.watchHangup(cmd)
@@ -114,7 +115,7 @@ func (r *supervisor) watchHangup(cmd *exec.Cmd) (stop func()) {
 	}{{"input", in}, {"output", out}} {
 		fd, err := dupStdio(s.f)
 		if err != nil {
-			trace.Printf("end on hang-up: the standard %s is no file of its own: not watched", s.name)
+			trace.Printf("end on hang-up: the standard %s (%T) gives no descriptor to watch: %v: not watched", s.name, s.f, err)
 			closeAll()
 			return func() {}
 		}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/trace"
 )
 
 // watchHangup has hungUp called once in has no writer and out no reader
@@ -60,11 +62,20 @@ func (w *hangupWatch) run(hungUp func()) {
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil || w.fds[0].Revents != 0 {
-			return // stopped, or no watch possible
+		if err != nil {
+			trace.Printf("end on hang-up: poll: %v: no longer watched", err)
+			return
+		}
+		if w.fds[0].Revents != 0 {
+			return // stopped
 		}
 		for i := 1; i < len(w.fds); i++ {
-			if w.fds[i].Fd >= 0 && w.fds[i].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLRDHUP|unix.POLLNVAL) != 0 {
+			switch r := w.fds[i].Revents; {
+			case w.fds[i].Fd < 0:
+			case r&unix.POLLNVAL != 0:
+				trace.Printf("end on hang-up: descriptor %d closed under the watch: no longer watched", w.fds[i].Fd)
+				return
+			case r&(unix.POLLHUP|unix.POLLERR|unix.POLLRDHUP) != 0:
 				w.fds[i].Fd = -1 // poll skips a negative descriptor
 				left--
 			}

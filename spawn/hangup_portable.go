@@ -19,7 +19,8 @@ const hangupPoll = 250 * time.Millisecond
 // poll of several can wait for good on an event it took and dropped, so
 // each end is looked at alone, without waiting, asked for POLLIN or
 // POLLOUT, of which only the hang-up is read (EV_EOF, reported as
-// POLLHUP; Linux's POLLHUP and POLLERR the same). Nothing is read. The
+// POLLHUP, a socket's half-close included; Linux's POLLHUP, POLLERR
+// and, for the half-close, POLLRDHUP). Nothing is read. The
 // watch owns in and out and closes them as it ends.
 func watchHangup(in, out int, hungUp func()) (stop func(), err error) {
 	quit := make(chan struct{})
@@ -28,7 +29,7 @@ func watchHangup(in, out int, hungUp func()) (stop func(), err error) {
 		defer unix.Close(out)
 		tick := time.NewTicker(hangupPoll)
 		defer tick.Stop()
-		ends := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN}, {Fd: int32(out), Events: unix.POLLOUT}}
+		ends := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN | pollRDHUP}, {Fd: int32(out), Events: unix.POLLOUT}}
 		for len(ends) > 0 {
 			select {
 			case <-quit:
@@ -51,7 +52,7 @@ func stillUp(ends []unix.PollFd) []unix.PollFd {
 	var up []unix.PollFd
 	for _, e := range ends {
 		one := []unix.PollFd{e}
-		if _, err := unix.Poll(one, 0); err == nil && one[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
+		if _, err := unix.Poll(one, 0); err == nil && one[0].Revents&(unix.POLLHUP|unix.POLLERR|pollRDHUP) != 0 {
 			continue
 		}
 		up = append(up, e)

@@ -3,8 +3,15 @@ package peers
 import "errors"
 
 // ErrUnsupported is Look's answer where the other ends of a process's
-// descriptors cannot be asked about: every platform but Linux.
+// descriptors cannot be asked about: every platform but Linux
+// (Supported says so without a call).
 var ErrUnsupported = errors.New("peers: not supported on this platform")
+
+// ErrGone is Look's answer for a process that has exited, or a
+// descriptor it has closed: nothing to talk through. Any other error is
+// a descriptor that is there but cannot be read (another user's, a
+// process that made itself undumpable): unknown, never gone.
+var ErrGone = errors.New("peers: no such process or descriptor")
 
 // Kind is what a standard descriptor is.
 type Kind int
@@ -28,8 +35,8 @@ const (
 
 // End is one of a process's standard descriptors, as looked at once.
 type End struct {
-	Kind  Kind
-	Inode uint64 // the pipe's or socket's inode
+	Kind       Kind
+	Dev, Inode uint64 // the pipe's or socket's device and inode
 	// Known says that HungUp was read from the kernel. It is false for
 	// what cannot be read (another user's pipe, a socket of another
 	// family or network namespace) and for kinds with no other end.

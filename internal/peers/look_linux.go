@@ -1,26 +1,37 @@
 package peers
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strconv"
+	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
+
+// Supported says that Look can tell: on Linux.
+const Supported = true
 
 // Look looks at descriptor fd of process pid in the /proc at root: 0 is
 // taken as an input (is a writer left?), any other as an output (is a
-// reader left?).
+// reader left?). ErrGone for a process or descriptor that is no more.
 func Look(root string, pid, fd int) (End, error) {
 	path := root + "/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(fd)
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH) {
+			return End{}, fmt.Errorf("stat %s: %w", path, ErrGone)
+		}
 		return End{}, fmt.Errorf("stat %s: %w", path, err)
 	}
-	e := End{Inode: st.Ino}
+	e := End{Dev: st.Dev, Inode: st.Ino}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFIFO:
 		e.Kind = Pipe
-		e.Known, e.HungUp = pipeHungUp(path, st.Ino, fd == 0)
+		e.Known, e.HungUp = pipeHungUp(path, st.Dev, st.Ino, fd == 0)
 	case unix.S_IFSOCK:
 		e.Kind = OtherSocket
 		if s, ok := unixSocket(st.Ino); ok {
@@ -32,7 +43,7 @@ func Look(root string, pid, fd int) (End, error) {
 			}
 		}
 	case unix.S_IFCHR:
-		if isTerminal(st.Rdev) {
+		if terminalMajors(root)[unix.Major(st.Rdev)] {
 			e.Kind = Terminal
 		}
 	}
@@ -41,9 +52,9 @@ func Look(root string, pid, fd int) (End, error) {
 
 // pipeHungUp opens the pipe at path anew, on the side that tells
 // (reading for an input, writing for an output), makes sure it is still
-// the pipe with inode ino, and polls it without waiting and with no
+// the pipe it was (dev, ino), and polls it without waiting and with no
 // event asked for.
-func pipeHungUp(path string, ino uint64, input bool) (known, hungUp bool) {
+func pipeHungUp(path string, dev, ino uint64, input bool) (known, hungUp bool) {
 	flags := unix.O_WRONLY
 	gone := int16(unix.POLLERR)
 	if input {
@@ -55,7 +66,7 @@ func pipeHungUp(path string, ino uint64, input bool) (known, hungUp bool) {
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Ino != ino || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+	if unix.Fstat(fd, &st) != nil || st.Dev != dev || st.Ino != ino || st.Mode&unix.S_IFMT != unix.S_IFIFO {
 		return false, false // the descriptor was replaced meanwhile
 	}
 	p := []unix.PollFd{{Fd: int32(fd)}}
@@ -71,11 +82,28 @@ func pipeHungUp(path string, ino uint64, input bool) (known, hungUp bool) {
 	}
 }
 
-// isTerminal reports whether a character device is a terminal, without
-// opening it: its major number is a tty's or a pseudo-terminal's.
-func isTerminal(rdev uint64) bool {
-	major := unix.Major(rdev)
-	// 4 and 5: the virtual consoles and /dev/tty; 136-143: the
-	// pseudo-terminals' slaves (Unix 98).
-	return major == 4 || major == 5 || (major >= 136 && major <= 143)
+// majors are the terminals' major numbers of each /proc read, once.
+var majors sync.Map // root -> map[uint32]bool
+
+// terminalMajors are the major numbers of the terminal drivers the
+// kernel at root has (consoles, serial lines, pseudo-terminals, dynamic
+// ones); where its list cannot be read, the fixed numbers of the
+// consoles (4, 5) and the pseudo-terminals (136-143).
+func terminalMajors(root string) map[uint32]bool {
+	if m, ok := majors.Load(root); ok {
+		return m.(map[uint32]bool)
+	}
+	m := map[uint32]bool{4: true, 5: true}
+	for n := uint32(136); n <= 143; n++ {
+		m[n] = true
+	}
+	if data, err := os.ReadFile(root + "/tty/drivers"); err == nil {
+		if read, err := proc.ParseTTYDrivers(data); err == nil {
+			for n := range read {
+				m[n] = true
+			}
+		}
+	}
+	majors.Store(root, m)
+	return m
 }

@@ -1,0 +1,9 @@
+//go:build linux && tetherportable
+
+package spawn
+
+import "golang.org/x/sys/unix"
+
+// pollRDHUP is a socket's half-close on Linux, which macOS reports as
+// POLLHUP (EV_EOF on the read filter).
+const pollRDHUP = unix.POLLRDHUP
