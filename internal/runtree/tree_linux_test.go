@@ -30,11 +30,18 @@ func startRun(t *testing.T, entry, script string, n int) (*exec.Cmd, []proc.Memb
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Env = append(proctest.Env(t), "PATH="+os.Getenv("PATH"), entry)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	out, err := cmd.StdoutPipe()
+	// A pipe of the test's own, not cmd.StdoutPipe: Wait, which runs
+	// beside the reading, would close that one once the shell exits,
+	// and the shell may exit before its PIDs are read.
+	out, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	t.Cleanup(func() { out.Close() })
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
