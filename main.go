@@ -56,6 +56,11 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 3 && (args[2] == "--help" || args[2] == "-h") && !strings.HasPrefix(args[1], "-") {
 		args = args[:3]
 	}
+	// "tether -- CMD", as tini and dumb-init are typed (a container's
+	// ENTRYPOINT): tether run -- CMD.
+	if len(args) > 2 && args[1] == "--" {
+		args = append([]string{args[0], "run"}, args[1:]...)
+	}
 	out := &checkedWriter{w: stdout}
 	app := newApp(out, stderr)
 	code := exitStatus(app.Run(args), stderr)
@@ -111,6 +116,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			checkCommand(),
 			reclaimCommand(),
+			freeCommand(),
 			waitCommand(),
 			psCommand(),
 			doctorCommand(),
@@ -120,7 +126,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		EnableBashCompletion: true,
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usagef("tether: unknown command %q (try tether --help)", c.Args().First())
+				return unknownCommand(c.Args().Slice())
 			}
 			_ = cli.ShowAppHelp(c)
 			return cli.Exit("", exitUsage)
@@ -139,6 +145,19 @@ func failf(format string, a ...any) error {
 	return cli.Exit(fmt.Sprintf(format, a...), exitFailed)
 }
 
+// unknownCommand answers a command tether does not have in one line,
+// with the command that does what it was likely meant for: a port after
+// it (tether kill 8080, as kill-port and fkill are typed) is freed with
+// tether free.
+func unknownCommand(args []string) error {
+	for _, a := range args[1:] {
+		if ports, err := parsePorts([]string{a}); err == nil && len(ports) > 0 {
+			return usagef("tether: unknown command %q: to free port %s, whatever holds it: tether free %s", args[0], a, a)
+		}
+	}
+	return usagef("tether: unknown command %q (try tether --help)", args[0])
+}
+
 // usageError makes urfave/cli's own parse errors ("flag provided but not
 // defined", "invalid value") one line and exit 125, like tether's own.
 func usageError(c *cli.Context, err error, _ bool) error {
@@ -146,7 +165,23 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
 		name += " " + c.Command.Name
 	}
-	return usagef("%s: %s", name, plainUsage(err.Error()))
+	msg := plainUsage(err.Error())
+	if name == "tether reclaim" && forceFlag(msg) {
+		// kill-port's and fkill's habit: what --force would have meant.
+		msg += ": to end a port's holder that tether did not start: tether free PORT (its listeners only)"
+	}
+	return usagef("%s: %s", name, msg)
+}
+
+// forceFlag reports whether msg is the unknown flag of a user who wants
+// a port's holder ended whatever it is: --force, -f, --kill, -9.
+func forceFlag(msg string) bool {
+	for _, f := range []string{"--force", "-f", "--kill", "-9"} {
+		if msg == "unknown flag "+f {
+			return true
+		}
+	}
+	return false
 }
 
 // badValue parses urfave/cli's message for a flag value that does not
@@ -179,7 +214,7 @@ func plainUsage(msg string) string {
 		return fmt.Sprintf("--%s: invalid value %q", name, value)
 	}
 	if flag, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown flag --%s", strings.TrimPrefix(flag, "-"))
+		return fmt.Sprintf("unknown flag %s", dashed(strings.TrimPrefix(flag, "-")))
 	}
 	// urfave/cli v2 refuses a flag given under both its names (-p 80
 	// --port 81), whatever the flag: only one form may be repeated.

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,57 +54,126 @@ type reclaimReport struct {
 }
 
 func runReclaim(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usagef("tether reclaim: unexpected argument %q (select with --name, --port, --run-id)", c.Args().First())
-	}
 	if c.Bool("abandoned") {
+		if c.NArg() > 0 {
+			return usagef("tether reclaim: unexpected argument %q (--abandoned selects by stdin and stdout alone)", c.Args().First())
+		}
 		return runReclaimAbandoned(c)
 	}
 	f, err := filterFrom(c)
 	if err != nil {
 		return err
 	}
+	// "tether reclaim 8080", as kill-port is typed: the arguments are
+	// ports, as --port's.
+	args, err := parsePorts(c.Args().Slice())
+	if err != nil {
+		return usagef("tether reclaim: unexpected argument: %v (select with --name, --port, --run-id)", err)
+	}
+	f.Ports = mergePorts(f.Ports, args)
+	if len(args) > 0 {
+		if f.Proto, err = protoFrom(c, true); err != nil {
+			return usagef("tether reclaim: %v", err)
+		}
+	}
 	f.All = c.Bool("all")
 	if f.Foreign = c.Bool("foreign"); f.Foreign && len(f.Ports) == 0 {
 		return usagef("tether reclaim: --foreign goes with --port: it ends the holders of a port")
 	}
+	return reclaimWith(c, f, "tether reclaim")
+}
+
+// reclaimWith runs a reclaim of f with the flags of c (signal, grace,
+// settle, dry run) and reports it as cmd.
+func reclaimWith(c *cli.Context, f reclaim.Filter, cmd string) error {
 	// A supervised run (--all) is ended through its tether, which ends
 	// its whole tree as for TERM, renamed members included.
-	act := reclaim.Action{Grace: c.Duration("grace"), DryRun: c.Bool("dry-run"), ViaSupervisor: c.Bool("all")}
+	act := reclaim.Action{Grace: c.Duration("grace"), DryRun: c.Bool("dry-run"), ViaSupervisor: f.All}
+	var err error
 	if act.Signal, err = parseSignal(c.String("signal")); err != nil {
-		return usagef("tether reclaim: --signal: %v", err)
+		return usagef("%s: --signal: %v", cmd, err)
 	}
 	if act.Grace < 0 {
-		return usagef("tether reclaim: --grace: negative duration %q", act.Grace)
+		return usagef("%s: --grace: negative duration %q", cmd, act.Grace)
 	}
 	if act.Settle = c.Duration("settle"); act.Settle < 0 {
-		return usagef("tether reclaim: --settle: negative duration %q", act.Settle)
+		return usagef("%s: --settle: negative duration %q", cmd, act.Settle)
 	}
 	var done func()
 	act.Progress, done = graceStatus(c)
 	sum, err := reclaim.Reclaim(c.Context, f, act)
 	done()
 	if err != nil {
-		return failf("tether reclaim: %v", err)
+		return failf("%s: %v", cmd, err)
 	}
 	hint(sum)
+	return reportReclaim(c, f, act, sum, cmd)
+}
+
+// reportReclaim writes the report of a reclaim and gives its exit
+// status: 1 unless every selected process is gone and every port free.
+func reportReclaim(c *cli.Context, f reclaim.Filter, act reclaim.Action, sum reclaim.Summary, cmd string) error {
 	rep := reclaimReport{DryRun: act.DryRun, Summary: sum}
 	if len(f.Ports) > 0 {
 		free := sum.PortsFree()
 		rep.Free = &free
 	}
+	var err error
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else {
 		err = writeReclaim(c.App.Writer, rep)
 	}
 	if err != nil {
-		return failf("tether reclaim: write report: %v", err)
+		return failf("%s: write report: %v", cmd, err)
 	}
 	if !sum.AllGone() || !sum.PortsFree() {
+		if ports := heldByForeign(sum); !f.Foreign && len(ports) > 0 {
+			return cli.Exit(fmt.Sprintf("%s: a process tether did not start holds %s: tether free %s ends it (its listeners only)", cmd, portWord(ports), joinPorts(ports)), 1)
+		}
 		return cli.Exit("", 1)
 	}
 	return nil
+}
+
+// heldByForeign are the ports a foreign holder, left for want of
+// --foreign, still holds.
+func heldByForeign(sum reclaim.Summary) []uint16 {
+	var ports []uint16
+	for _, p := range sum.Ports {
+		for _, l := range p.Left {
+			if r, ok := sum.Result(l.PID); ok && r.Reason == reclaim.ForeignHolder && r.Manager == nil {
+				ports = append(ports, p.Port)
+				break
+			}
+		}
+	}
+	return ports
+}
+
+func portWord(ports []uint16) string {
+	if len(ports) == 1 {
+		return "port " + joinPorts(ports)
+	}
+	return "ports " + joinPorts(ports)
+}
+
+func joinPorts(ports []uint16) string {
+	s := make([]string, len(ports))
+	for i, p := range ports {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(s, " ")
+}
+
+// mergePorts is a with those of b it lacks, in order.
+func mergePorts(a, b []uint16) []uint16 {
+	for _, p := range b {
+		if !slices.Contains(a, p) {
+			a = append(a, p)
+		}
+	}
+	return a
 }
 
 func writeReclaim(w io.Writer, rep reclaimReport) error {

@@ -3,7 +3,7 @@
 
 function __fish_tether_no_subcommand --description 'Test if there has been any subcommand yet'
     for i in (commandline -opc)
-        if contains -- $i run check reclaim wait ps doctor completion help h
+        if contains -- $i run check reclaim free wait ps doctor completion help h
             return 1
         end
     end
@@ -57,6 +57,16 @@ complete -c tether -n '__fish_seen_subcommand_from reclaim' -f -l abandoned -d '
 complete -c tether -n '__fish_seen_subcommand_from reclaim' -f -l json -d 'print JSON'
 complete -c tether -n '__fish_seen_subcommand_from reclaim' -f -l marker-var -r -d 'the marker variable, which must hold `KEY`=1'
 complete -c tether -n '__fish_seen_subcommand_from reclaim' -f -l name-var -r -d 'the variable that holds the name (`KEY`)'
+complete -c tether -n '__fish_seen_subcommand_from free' -f -l help -s h -d 'show help'
+complete -r -c tether -n '__fish_tether_no_subcommand' -a 'free' -d 'free PORT: end whatever listens on it, tether\'s or not (its listeners only, never a client)'
+complete -c tether -n '__fish_seen_subcommand_from free' -f -l dry-run -d 'signal nothing; print what would be done'
+complete -c tether -n '__fish_seen_subcommand_from free' -f -l signal -r -d 'the first `SIGNAL` sent'
+complete -c tether -n '__fish_seen_subcommand_from free' -f -l grace -r -d 'how long a holder gets between the signal and KILL (`DURATION`)'
+complete -c tether -n '__fish_seen_subcommand_from free' -f -l settle -r -d 'how long a freed port is watched for a process that takes it again (`DURATION`); 0 to not watch'
+complete -c tether -n '__fish_seen_subcommand_from free' -f -l tcp -d 'only TCP listening sockets count'
+complete -c tether -n '__fish_seen_subcommand_from free' -f -l udp -d 'only bound UDP sockets count'
+complete -c tether -n '__fish_seen_subcommand_from free' -f -l any-user -d 'as root: other users\' holders too (default: only yours)'
+complete -c tether -n '__fish_seen_subcommand_from free' -f -l json -d 'print JSON (as tether reclaim --json)'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l help -s h -d 'show help'
 complete -r -c tether -n '__fish_tether_no_subcommand' -a 'wait' -d 'wait until every --port has a listener, every --url answers, every --socket accepts and every --file is there (--free: none left), or --pid is gone'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l port -s p -r -d 'wait for a listener on `[HOST:]PORT`: 8080, :8080, 3000-3005 or 3000,3002; a HOST of another machine (db:5432) is ready when it accepts a TCP connection; repeatable'
