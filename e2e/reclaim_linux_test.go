@@ -31,7 +31,7 @@ func TestReclaimAndPSBadInput(t *testing.T) {
 		{[]string{"reclaim", "--run-id", strings.Repeat("A", 32)}, strings.Repeat("A", 32)},
 		{[]string{"reclaim", "--name", "a=b"}, `"a=b"`},
 		{[]string{"reclaim", "--name", ""}, `""`},
-		{[]string{"reclaim", "8080"}, `"8080"`},
+		{[]string{"reclaim", "extra"}, `"extra"`},
 		{[]string{"reclaim", "--frob"}, "frob"},
 		{[]string{"ps", "--port", "65536"}, `"65536"`},
 		{[]string{"ps", "--run-id", "12"}, `"12"`},
