@@ -18,7 +18,10 @@ func checkCommand() *cli.Command {
 		Usage:     "tell whether PID is a tethered process, and whether it is supervised or stranded",
 		ArgsUsage: "PID",
 		Description: "Exit status: 0 tethered (supervised or stranded), 1 foreign, 2 zombie, 3 gone,\n" +
-			"4 unverifiable (alive, but its environment cannot be read), 125 bad usage.",
+			"4 unverifiable (alive, but its environment cannot be read), 125 bad usage.\n\n" +
+			"Examples:\n" +
+			"   tether check 4242\n" +
+			"   tether check --name web --json 4242",
 		HideHelpCommand: true,
 		OnUsageError:    checkUsageError,
 		Flags: append([]cli.Flag{

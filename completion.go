@@ -34,9 +34,12 @@ func completionShells() string {
 
 func completionCommand() *cli.Command {
 	return &cli.Command{
-		Name:            "completion",
-		Usage:           "print the shell completion script for SHELL: " + completionShells(),
-		ArgsUsage:       "SHELL",
+		Name:      "completion",
+		Usage:     "print the shell completion script for SHELL: " + completionShells(),
+		ArgsUsage: "SHELL",
+		Description: "Examples:\n" +
+			"   tether completion bash > ~/.local/share/bash-completion/completions/tether\n" +
+			"   tether completion fish > ~/.config/fish/completions/tether.fish",
 		HideHelpCommand: true,
 		OnUsageError:    usageError,
 		Action: func(c *cli.Context) error {

@@ -13,9 +13,12 @@ import (
 
 func doctorCommand() *cli.Command {
 	return &cli.Command{
-		Name:            "doctor",
-		Usage:           "say what this machine lets tether do for you: each kernel feature it relies on, tried",
-		Description:     "Exit status: 0 whatever it finds, 125 bad usage.",
+		Name:  "doctor",
+		Usage: "say what this machine lets tether do for you: each kernel feature it relies on, tried",
+		Description: "Exit status: 0 whatever it finds, 125 bad usage.\n\n" +
+			"Examples:\n" +
+			"   tether doctor\n" +
+			"   tether doctor --json",
 		HideHelpCommand: true,
 		OnUsageError:    usageError,
 		Flags:           []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}},

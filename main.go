@@ -89,7 +89,7 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "tether",
 		Usage: "tie a child's life to its parent's, recognise it later, reclaim it when stranded",
 		Description: "Exit statuses: run gives its command's own (128+N when it died of signal N, which tether\n" +
@@ -132,6 +132,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return cli.Exit("", exitUsage)
 		},
 	}
+	reflowAll(app)
+	return app
 }
 
 // usagef is an error of bad usage: exit 125 with one line on stderr.

@@ -18,8 +18,12 @@ import (
 
 func psCommand() *cli.Command {
 	return &cli.Command{
-		Name:            "ps",
-		Usage:           "list tethered processes: supervised and stranded",
+		Name:  "ps",
+		Usage: "list tethered processes: supervised and stranded",
+		Description: "Examples:\n" +
+			"   tether ps\n" +
+			"   tether ps --port 8080\n" +
+			"   tether ps --abandoned",
 		HideHelpCommand: true,
 		OnUsageError:    usageError,
 		Flags:           filterFlags(),

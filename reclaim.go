@@ -23,7 +23,12 @@ func reclaimCommand() *cli.Command {
 			"a client).\n" +
 			"Exit status: 0 every selected process is gone (or none matched) and, with --port, every\n" +
 			"port is free (with --dry-run: would be); 1 some survived or could not be signalled, or a\n" +
-			"port is still held; 125 bad usage.",
+			"port is still held; 125 bad usage.\n\n" +
+			"Examples:\n" +
+			"   tether reclaim --dry-run\n" +
+			"   tether reclaim --name web\n" +
+			"   tether reclaim 8080\n" +
+			"   tether reclaim --abandoned --dry-run",
 		HideHelpCommand: true,
 		OnUsageError:    usageError,
 		Flags: append([]cli.Flag{

@@ -24,7 +24,13 @@ func runCommand() *cli.Command {
 		Usage:     "run COMMAND tied to tether's life, stamped, in a process group of its own (or its job's)",
 		ArgsUsage: "-- COMMAND [ARG...]",
 		Description: "Exit status: COMMAND's own; 128+N when it died of signal N; 125 tether failed\n" +
-			"(bad usage, spawn failure); 126 COMMAND not executable; 127 COMMAND not found.",
+			"(bad usage, spawn failure); 126 COMMAND not executable; 127 COMMAND not found.\n\n" +
+			"Examples:\n" +
+			"   tether run -- ./server --port 8080 &\n" +
+			"   tether run --name api --grace 10s -- npm start\n" +
+			"   tether run --port 8080 -- ./server\n" +
+			"   tether run --hangup -- npx -y @modelcontextprotocol/server-everything\n" +
+			"   tether -- ./entrypoint.sh",
 		// "tether run -- h" runs h: no help subcommand here.
 		HideHelpCommand: true,
 		OnUsageError:    usageError,

@@ -27,7 +27,12 @@ func waitCommand() *cli.Command {
 		ArgsUsage: " ",
 		Description: "Exit status: 0 all ready (--http, --url: answered with --status; --free: none left);\n" +
 			"1 --timeout ran out, naming each one not ready; 3 --pid is gone; 125 bad usage. Ctrl-C\n" +
-			"ends it as any command (130).",
+			"ends it as any command (130).\n\n" +
+			"Examples:\n" +
+			"   tether wait --port 8080 --timeout 30s\n" +
+			"   tether run -- ./server & tether wait --port 8080 --pid $! && ./run-tests\n" +
+			"   tether wait --url http://localhost:8080/health\n" +
+			"   tether wait --free --port 8080",
 		HideHelpCommand: true,
 		OnUsageError:    usageError,
 		Flags: []cli.Flag{
