@@ -76,6 +76,9 @@ func TestBashCompletionOffersEveryCommandAndFlag(t *testing.T) {
 			continue
 		}
 		flags := offered("tether", c.Name, "-")
+		// "--", as a user starts a long flag, offers the long ones: it
+		// must not read as the end of tether's flags.
+		long := offered("tether", c.Name, "--")
 		for _, f := range c.Flags {
 			if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
 				continue
@@ -87,6 +90,9 @@ func TestBashCompletionOffersEveryCommandAndFlag(t *testing.T) {
 				}
 				if !flags[want] {
 					t.Errorf("tether %s -<TAB> offers %v, want %q among them", c.Name, flags, want)
+				}
+				if len(name) > 1 && !long[want] {
+					t.Errorf("tether %s --<TAB> offers %v, want %q among them", c.Name, long, want)
 				}
 			}
 		}

@@ -11,7 +11,12 @@ _tether() {
 		fi
 	done
 	local words=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
-	[[ $cur == -* ]] && words+=("$cur")
+	# "--" would end tether's flags: "-" asks for all of them.
+	if [[ $cur == -- ]]; then
+		words+=(-)
+	elif [[ $cur == -* ]]; then
+		words+=("$cur")
+	fi
 	COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" "${words[@]}" --generate-bash-completion 2>/dev/null)" -- "$cur"))
 }
 complete -o default -F _tether tether
