@@ -43,7 +43,8 @@ func waitCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "socket", Usage: "ready when the unix socket `PATH` accepts a connection (--free: when it does not); repeatable"},
 			&cli.StringSliceFlag{Name: "file", Usage: "ready when the file `PATH` exists (--free: when it is gone); repeatable"},
 			&cli.StringFlag{Name: "pid", Usage: "stop at once, exit 3, when process `PID` (the server, or its tether run) is gone"},
-			&cli.BoolFlag{Name: "owned", Usage: "count only a listener held by --pid or its descendants"},
+			&cli.BoolFlag{Name: "owned", Usage: "count only a listener held by --pid or its descendants (the default with --pid)"},
+			&cli.BoolFlag{Name: "any-holder", Usage: "with --pid, count a listener of any process, not only of --pid's tree (a server that daemonizes out of it)"},
 			&cli.BoolFlag{Name: "free", Usage: "wait until nothing listens on any --port, no --socket accepts and no --file is left instead"},
 			&cli.StringFlag{Name: "http", Usage: "ready when GET `PATH` (as /health), sent to each --port's own TCP listener, answers with --status"},
 			&cli.StringFlag{Name: "status", Value: "200-299", Usage: "with --http or --url, the `STATUSES` that are ready: a list of statuses and ranges, as 200-299,401"},
@@ -116,9 +117,9 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 			return s, usagef("tether wait: --pid: %v", err)
 		}
 	}
-	s.Owned, s.Free = c.Bool("owned"), c.Bool("free")
-	if s.Owned && s.PID == 0 {
-		return s, usagef("tether wait: --owned needs --pid, the process whose listeners count")
+	s.Free = c.Bool("free")
+	if err := ownedFrom(c, &s); err != nil {
+		return s, err
 	}
 	if c.IsSet("http") {
 		if s.HTTP = c.String("http"); s.HTTP == "" {
@@ -133,8 +134,6 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 	}
 	web := s.HTTP != "" || len(s.URLs) > 0
 	switch {
-	case s.Free && s.Owned:
-		return s, usagef("tether wait: --free with --owned: a free port has no listener to own")
 	case s.Free && s.HTTP != "":
 		return s, usagef("tether wait: --free with --http %q: a free port has no listener to answer", s.HTTP)
 	case s.Free && len(s.URLs) > 0:
@@ -238,6 +237,24 @@ func runWait(c *cli.Context) error {
 	return cli.Exit(fmt.Sprintf("tether wait: timed out after %v; %s", s.Timeout, missing(s, rep.Ports, rep.Targets)), exitTimedOut)
 }
 
+// ownedFrom decides whose listeners count. With --pid, only those of
+// --pid's tree (the server being waited for, not a stale one left on the
+// port); --any-holder counts any, as --free and a wait without --pid do.
+func ownedFrom(c *cli.Context, s *readiness.Spec) error {
+	owned, any := c.Bool("owned"), c.Bool("any-holder")
+	switch {
+	case owned && any:
+		return usagef("tether wait: --owned with --any-holder: give one")
+	case (owned || any) && s.PID == 0:
+		flag := map[bool]string{true: "--owned", false: "--any-holder"}[owned]
+		return usagef("tether wait: %s needs --pid, the process whose listeners count", flag)
+	case owned && s.Free:
+		return usagef("tether wait: --free with --owned: a free port has no listener to own")
+	}
+	s.Owned = s.PID != 0 && len(s.Ports) > 0 && !s.Free && !any
+	return nil
+}
+
 // writeWait prints each port and its holders: what is ready, and whose;
 // with --http, the answer too.
 func writeWait(w io.Writer, s readiness.Spec, ports []readiness.Port, targets []readiness.Target) error {
@@ -296,27 +313,17 @@ func holdersText(holders []readiness.Holder) string {
 // listener; with --free, each port still held and by whom; with --http,
 // each port not answered and what it answered instead.
 func missing(s readiness.Spec, ports []readiness.Port, targets []readiness.Target) string {
-	var m []string
+	var m, other []string
 	for _, p := range ports {
-		if p.Ready {
-			continue
-		}
 		switch {
-		case s.Free:
-			m = append(m, fmt.Sprintf("port %d still held by %s", p.Port, heldBy(p)))
-		case s.HTTP != "" && p.HTTPStatus != 0:
-			m = append(m, fmt.Sprintf("port %d: GET %s answered %d", p.Port, sanitize(p.URL), p.HTTPStatus))
-		case s.HTTP != "" && p.URL != "":
-			m = append(m, fmt.Sprintf("port %d: GET %s: %s", p.Port, sanitize(p.URL), sanitize(p.HTTPError)))
-		case s.HTTP != "" && p.HTTPError != "":
-			m = append(m, fmt.Sprintf("port %d: %s", p.Port, p.HTTPError))
-		case s.HTTP != "":
-			m = append(m, fmt.Sprintf("port %d: no listener", p.Port))
+		case p.Ready:
+		case s.Owned && !s.Free && s.HTTP == "" && len(p.Others) > 0 && len(p.Holders) == 0:
+			// Said whole: a stale server is there, not the one waited for.
+			other = append(other, fmt.Sprintf("port %d: held by %s, not by --pid's tree (--any-holder counts it)", p.Port, holdersText(p.Others)))
 		default:
-			m = append(m, strconv.Itoa(int(p.Port)))
+			m = append(m, missingPort(s, p))
 		}
 	}
-	var other []string
 	for _, t := range targets {
 		if !t.Ready {
 			other = append(other, targetText(t))
@@ -332,6 +339,23 @@ func missing(s readiness.Spec, ports []readiness.Port, targets []readiness.Targe
 		return "every one is ready"
 	}
 	return missingPorts(s, m)
+}
+
+// missingPort words one port that is not ready, for missingPorts.
+func missingPort(s readiness.Spec, p readiness.Port) string {
+	switch {
+	case s.Free:
+		return fmt.Sprintf("port %d still held by %s", p.Port, heldBy(p))
+	case s.HTTP != "" && p.HTTPStatus != 0:
+		return fmt.Sprintf("port %d: GET %s answered %d", p.Port, sanitize(p.URL), p.HTTPStatus)
+	case s.HTTP != "" && p.URL != "":
+		return fmt.Sprintf("port %d: GET %s: %s", p.Port, sanitize(p.URL), sanitize(p.HTTPError))
+	case s.HTTP != "" && p.HTTPError != "":
+		return fmt.Sprintf("port %d: %s", p.Port, p.HTTPError)
+	case s.HTTP != "":
+		return fmt.Sprintf("port %d: no listener", p.Port)
+	}
+	return strconv.Itoa(int(p.Port))
 }
 
 // missingPorts words what missing found of the ports.

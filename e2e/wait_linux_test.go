@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 )
 
@@ -342,4 +343,45 @@ func TestWaitUsage(t *testing.T) {
 	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--http", "health"), `"health"`)
 	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--http", ""), `""`)
 	wantUsage(t, tether(t, nil, "wait", "--port", "80", "--http", "/a b"), `"/a b"`)
+}
+
+// The shell recipe's trap: a stale server holds the port while the new
+// one starts (and, here, fails on EADDRINUSE). With --pid, the stale
+// server is not the one waited for: the wait ends when the new one is
+// gone (3), naming what holds the port, and the tests never run against
+// the stale server. --any-holder counts it.
+func TestWaitPIDIgnoresStaleServer(t *testing.T) {
+	t.Parallel() // its own ports and runs; it waits more than it works
+	port := freePort(t, "tcp")
+	stale := serve(t, "PROCTEST_LISTEN=tcp4:127.0.0.1:"+port)
+	if line := stale.line(t); line != "listening" {
+		t.Fatalf("the stale server said %q, want listening", line)
+	}
+	fresh := serve(t, "PROCTEST_DELAY=300ms", "PROCTEST_LISTEN=tcp4:127.0.0.1:"+port)
+	r, _ := timedWait(t, "--port", port, "--pid", strconv.Itoa(fresh.cmd.Process.Pid), "--timeout", "60s")
+	// The holder is the stale tether's command, its child.
+	want := fmt.Sprintf("port %s: held by PID %d (served, supervised)", port, childOf(t, stale.cmd.Process.Pid))
+	if r.code != 3 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "not by --pid's tree") {
+		t.Errorf("wait --pid with a stale server on the port: %+v; want exit 3 and %q, not by --pid's tree", r, want)
+	}
+	if r, _ := timedWait(t, "--port", port, "--pid", strconv.Itoa(stale.cmd.Process.Pid), "--timeout", "10s"); r.code != 0 {
+		t.Errorf("wait --pid of the server that holds the port: %+v; want ready", r)
+	}
+	self := strconv.Itoa(os.Getpid())
+	if r, _ := timedWait(t, "--port", port, "--pid", self, "--any-holder", "--timeout", "10s"); r.code != 0 {
+		t.Errorf("wait --pid --any-holder: %+v; want ready, whoever holds it", r)
+	}
+}
+
+// childOf is pid's one child.
+func childOf(t *testing.T, pid int) int {
+	t.Helper()
+	kids := proc.Host().Children(pid)
+	for _, k := range kids {
+		if p, err := proc.Host().Process(k); err == nil && !strings.Contains(p.Comm, "tether") {
+			return k
+		}
+	}
+	t.Fatalf("process %d has no child but its watchdog: %v", pid, kids)
+	return 0
 }

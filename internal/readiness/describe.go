@@ -96,6 +96,9 @@ func (s Spec) portOf(port uint16, ls map[uint64]sockets.Listener, hs []sockets.H
 		// A socket in sight, held by the tree or not, is not hidden.
 		seen[l.Inode] = true
 		if owners != nil && !slices.Contains(owners, h.PID) {
+			if !slices.ContainsFunc(r.Others, func(q Holder) bool { return q.PID == h.PID }) {
+				r.Others = append(r.Others, holders[h.PID])
+			}
 			continue
 		}
 		if !slices.ContainsFunc(r.Listeners, func(m sockets.Listener) bool { return m.Inode == l.Inode }) {

@@ -34,6 +34,10 @@ type Port struct {
 	// Holders are the processes that hold them, whoever they are, each
 	// with its verdict; with Owned, only PID and its descendants.
 	Holders []Holder `json:"holders,omitempty"`
+	// Others, with Owned, are the processes in sight that hold a
+	// listener on the port and are not PID or its descendants: a server
+	// left from before, say, which is not the one waited for.
+	Others []Holder `json:"others,omitempty"`
 	// Free says that no socket serves the port, in sight or out of it.
 	Free bool `json:"free"`
 	// HiddenOwners are the owners (uids) of sockets on the port whose
