@@ -83,6 +83,7 @@ var modeMCPOrphansInit = proctest.Register("mcp-orphans-init", func() {
 })
 
 func TestMCPOrphans(t *testing.T) {
+	proctest.MaySkip(modeMCPOrphansInit) // without node, npm or a PID namespace, or under -race
 	mcpNotRaced(t)
 	mcpRecordRan(t)
 	fx := mcpInstalled(t)
