@@ -20,7 +20,7 @@ echo
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -tags urfave_cli_no_docs -o "$work/tether" .
-go build -o "$work/killlatency" ./bench/killlatency
+go build -o "$work/killlatency" ./bench/testdata/killlatency
 echo "## From SIGKILL of tether run to the death of its tree"
 echo
 "$work/killlatency" -tether "$work/tether" -n "${KILL_TRIALS:-200}"

@@ -42,7 +42,7 @@ trap cleanup EXIT
 kill_port=${COMPARE_KILL_PORT:-}
 if [ -z "$inner" ]; then
 	go build -tags urfave_cli_no_docs -o "$work/tether" . || exit 1
-	go build -o "$work/listener" ./bench/listener || exit 1
+	go build -o "$work/listener" ./bench/testdata/listener || exit 1
 	if command -v npm >/dev/null && (cd "$work" && npm install --silent kill-port@2.0.1 >/dev/null 2>&1); then
 		kill_port="$work/node_modules/.bin/kill-port"
 	fi

@@ -10,10 +10,10 @@
 #   - BenchmarkHostClose100 (100 children that ignore TERM, 0.5 s of
 #     grace) against the grace;
 #   - tether run and tether run --exec against the start-up floors
-#     (bench/floor/sup and bench/floor/exec; and bench/floor/supwd, sup
-#     with a stand-in watchdog started before the command, what tether
-#     run is held to), in one hyperfine run, then again in rounds of one
-#     run each (bench/interleave);
+#     (bench/testdata/floor/sup and bench/testdata/floor/exec; and
+#     bench/testdata/floor/supwd, sup with a stand-in watchdog started
+#     before the command, what tether run is held to), in one hyperfine
+#     run, then again in rounds of one run each (bench/testdata/interleave);
 #   - reclaim --dry-run --foreign --port among 2,000 processes against
 #     ss -ltnp.
 #
@@ -32,11 +32,11 @@ need_tools="hyperfine:hyperfine ss:iproute2"
 # shellcheck source=bench/lib-ports.sh
 . bench/lib-ports.sh
 
-go build -tags urfave_cli_no_docs -o "$work/f-sup" ./bench/floor/sup
-go build -tags urfave_cli_no_docs -o "$work/f-supwd" ./bench/floor/supwd
-go build -tags urfave_cli_no_docs -o "$work/f-exec" ./bench/floor/exec
+go build -tags urfave_cli_no_docs -o "$work/f-sup" ./bench/testdata/floor/sup
+go build -tags urfave_cli_no_docs -o "$work/f-supwd" ./bench/testdata/floor/supwd
+go build -tags urfave_cli_no_docs -o "$work/f-exec" ./bench/testdata/floor/exec
 go test -c -o "$work/spawn.test" ./spawn/
-go build -o "$work/interleave" ./bench/interleave
+go build -o "$work/interleave" ./bench/testdata/interleave
 
 # others N: keeps N idle processes alive as children of a shell that is
 # none of the benchmark's ancestors; their PIDs go to $work/others.
@@ -144,8 +144,8 @@ print(f"| `tether run -- /bin/true` (the floor: fork with a parent-death signal,
 print(f"| `tether run -- /bin/true` (the floor: the same with a stand-in watchdog first) | {n} | {r['run']:.2f} ms | {r['supwd']:.2f} ms | {r['run']/r['supwd']:.2f}× |")
 print(f"| `tether run --exec -- /bin/true` (the floor: arm the signal, exec) | {n} | {r['exec']:.2f} ms | {r['f-exec']:.2f} ms | {r['exec']/r['f-exec']:.2f}× |")
 PY
-# The same, in rounds of one run each (bench/interleave): where the
-# machine's speed drifts, hyperfine's runs of one command after the
+# The same, in rounds of one run each (bench/testdata/interleave): where
+# the machine's speed drifts, hyperfine's runs of one command after the
 # other meet it at different moments.
 for pair in "run|$work/tether run -- /bin/true|$work/f-sup run -- /bin/true" \
 	"run (watchdog floor)|$work/tether run -- /bin/true|$work/f-supwd run -- /bin/true" \

@@ -24,7 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 go build -tags urfave_cli_no_docs -o "$work/tether" .
-go build -o "$work/listener" ./bench/listener
+go build -o "$work/listener" ./bench/testdata/listener
 port=$((20000 + RANDOM % 20000))
 "$work/tether" run --outlive-parent --name bench-listener -- "$work/listener" "$port" &
 holder=$!

@@ -192,9 +192,9 @@ if [ -n "${LISTENER:-}" ]; then
 elif [ -n "$python" ]; then
 	set -- "$python" -m http.server --bind 127.0.0.1
 	lname="python3 -m http.server"
-elif command -v go >/dev/null 2>&1 && [ -f bench/listener/main.go ] && go build -o "$work/listener" ./bench/listener 2>/dev/null; then
+elif command -v go >/dev/null 2>&1 && [ -f bench/testdata/listener/main.go ] && go build -o "$work/listener" ./bench/testdata/listener 2>/dev/null; then
 	set -- "$work/listener"
-	lname="bench/listener (Go)"
+	lname="bench/testdata/listener (Go)"
 else
 	cat >"$work/listen.pl" <<'EOF'
 use IO::Socket::INET;

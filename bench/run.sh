@@ -26,8 +26,8 @@ go build -tags urfave_cli_no_docs -o "$work/tether" .
 tether=$work/tether
 # The floors: a Go program that does nothing, and one that only links
 # urfave/cli (tether's command-line library) and exits.
-go build -o "$work/empty" ./bench/floor/empty
-go build -tags urfave_cli_no_docs -o "$work/cli" ./bench/floor/cli
+go build -o "$work/empty" ./bench/testdata/floor/empty
+go build -tags urfave_cli_no_docs -o "$work/cli" ./bench/testdata/floor/cli
 
 # table JSON REFERENCE: hyperfine's results as markdown, each mean also as
 # a multiple of REFERENCE's, measured in the same run.

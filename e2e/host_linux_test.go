@@ -19,9 +19,11 @@ import (
 	"github.com/tetherproc/tether/internal/proctest"
 )
 
-// The library's tests from outside: hostprog (e2e/hostprog) is a Go host
-// program that uses spawn.Host, or spawn.Supervise, beside exec.Cmds of
-// its own, built here and run as a process of its own.
+// The library's tests from outside: hostprog (e2e/testdata/hostprog) is a
+// Go host program that uses spawn.Host, or spawn.Supervise, beside
+// exec.Cmds of its own, built here and run as a process of its own. It
+// sits under testdata so that go install ./... leaves it out; go build
+// given its path still builds it.
 
 var (
 	hostprogOnce sync.Once
@@ -38,7 +40,7 @@ func hostprog(t *testing.T) string {
 		if portable {
 			args = append(args, "-tags", "tetherportable")
 		}
-		out, err := exec.Command("go", append(args, "github.com/tetherproc/tether/e2e/hostprog")...).CombinedOutput()
+		out, err := exec.Command("go", append(args, "github.com/tetherproc/tether/e2e/testdata/hostprog")...).CombinedOutput()
 		if err != nil {
 			hostprogErr = err
 			t.Logf("go build hostprog: %s", out)

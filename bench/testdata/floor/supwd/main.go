@@ -8,7 +8,7 @@
 // signal, as the first stage of tether's watchdog is; at the end it is
 // killed and reaped. What a supervisor whose tree outlives no SIGKILL of
 // it must do at the least, and what tether run's start-up is held to
-// (bench/run.sh).
+// (bench/costs.sh).
 package main
 
 import (
