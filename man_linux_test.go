@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -25,7 +26,64 @@ func manPage(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return page
+	return page + manExitStatus(t) + manExamples(app)
+}
+
+// manExitStatus is the page's EXIT STATUS section, from the one table of
+// docs/commands.md, so that the two never say different things.
+func manExitStatus(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("docs/commands.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(data), "## Exit statuses\n")
+	if !ok {
+		t.Fatal("docs/commands.md: no section Exit statuses")
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	var b strings.Builder
+	b.WriteString("\n.SH EXIT STATUS\n")
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 3 || cells[0] == "exit" || strings.HasPrefix(cells[0], "-") {
+			continue
+		}
+		fmt.Fprintf(&b, ".TP\n\\fB%s\\fP (%s)\n%s\n", roff(cells[0]), roff(cells[1]), roff(cells[2]))
+	}
+	return b.String()
+}
+
+// manExamples is the page's EXAMPLES section: each command's examples,
+// as its help gives them.
+func manExamples(app *cli.App) string {
+	var b strings.Builder
+	b.WriteString("\n.SH EXAMPLES\n.EX\n")
+	for _, c := range app.Commands {
+		_, ex, ok := strings.Cut(c.Description, "Examples:\n")
+		if !ok {
+			continue
+		}
+		for _, line := range strings.Split(ex, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				b.WriteString(roff(line) + "\n")
+			}
+		}
+	}
+	b.WriteString(".EE\n")
+	return b.String()
+}
+
+// roff is text of docs/commands.md as roff: backquotes dropped,
+// backslashes and leading dots escaped, dashes made minus signs.
+func roff(s string) string {
+	s = strings.ReplaceAll(s, "`", "")
+	s = strings.ReplaceAll(s, "\\", "\\e")
+	s = strings.ReplaceAll(s, "-", "\\-")
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = "\\&" + s
+	}
+	return s
 }
 
 // docs/man/tether.1 is what the command definitions make: a flag added
