@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,4 +36,25 @@ func TestDoctor(t *testing.T) {
 		t.Errorf("doctor: exit %d, %q; want exit 0 and one line per finding (%d)", text.code, text.stdout, len(fs))
 	}
 	wantUsage(t, tether(t, nil, "doctor", "extra"), "extra")
+	if f := names["static binary"]; !f.OK {
+		t.Errorf("static binary: %+v; want the tether the tests built (CGO_ENABLED=0) found static", f)
+	}
+}
+
+// A tether built with cgo and linked against the C library is named by
+// doctor as a problem, with the build setting that fixes it.
+func TestDoctorNamesDynamicBinary(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler (gcc): no dynamically linked tether can be built here")
+	}
+	bin := filepath.Join(t.TempDir(), "tether")
+	build := exec.Command("go", "build", "-ldflags", "-linkmode external", "-o", bin, "github.com/tetherproc/tether")
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Skipf("no dynamically linked tether could be built here: %v: %s", err, out)
+	}
+	out, err := exec.Command(bin, "doctor").Output()
+	if err != nil || !strings.Contains(string(out), "dynamically linked") || !strings.Contains(string(out), "CGO_ENABLED=0") {
+		t.Errorf("doctor of a dynamically linked tether: %v, %q; want it named, with CGO_ENABLED=0", err, out)
+	}
 }

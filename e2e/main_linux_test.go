@@ -39,6 +39,8 @@ func TestMain(m *testing.M) {
 		args = append(args, "-tags", "tetherportable")
 	}
 	build := exec.Command("go", append(args, "github.com/tetherproc/tether")...)
+	// Static, as every build command the docs give makes it.
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build tether:", err)
