@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tetherproc/tether/internal/users"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -106,8 +106,8 @@ func (o psOther) MarshalJSON() ([]byte, error) {
 // what would show it: "held by uid 1001 (ci): --any-user to see it".
 func otherText(o reclaim.OtherHolder) string {
 	who := "uid " + strconv.Itoa(o.UID)
-	if name, _, ok := users.Lookup(o.UID); ok {
-		who += " (" + sanitize(name) + ")"
+	if u, err := user.LookupId(strconv.Itoa(o.UID)); err == nil {
+		who += " (" + sanitize(u.Username) + ")"
 	}
 	if o.Reason == reclaim.OutOfSight {
 		if os.Geteuid() == 0 {

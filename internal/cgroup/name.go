@@ -1,10 +1,10 @@
 package cgroup
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"strings"
 
-	"github.com/tetherproc/tether/internal/digest"
 	"github.com/tetherproc/tether/internal/marker"
 )
 
@@ -23,7 +23,7 @@ func Name(runID string) string { return prefix + Token(runID) }
 // a record's reader) finds its group by the token, and no one finds the
 // run id from it.
 func Token(runID string) string {
-	sum := digest.SHA256([]byte("tether cgroup\x00" + runID))
+	sum := sha256.Sum256([]byte("tether cgroup\x00" + runID))
 	return hex.EncodeToString(sum[:16])
 }
 

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-
-	"github.com/tetherproc/tether/internal/users"
 )
 
 // maxLinks bounds the symbolic links followed on the way to a socket, as
@@ -185,7 +183,7 @@ func trustedGroup(gid int, own bool, holder int) bool {
 	if gid == 0 {
 		return true
 	}
-	if docker, ok := users.GroupID("docker"); ok && docker == gid {
+	if docker, ok := groupID("docker"); ok && docker == gid {
 		return true
 	}
 	if own {
@@ -195,12 +193,12 @@ func trustedGroup(gid int, own bool, holder int) bool {
 		if groups, _ := os.Getgroups(); slices.Contains(groups, gid) {
 			return true
 		}
-		name, _, ok := users.Lookup(os.Geteuid())
-		return ok && users.SubordinateGID(name, os.Geteuid(), gid)
+		name, _, ok := userOf(os.Geteuid())
+		return ok && subordinateGID(name, os.Geteuid(), gid)
 	}
 	if holder > 0 {
-		name, primary, ok := users.Lookup(holder)
-		return ok && (gid == primary || users.SubordinateGID(name, holder, gid))
+		name, primary, ok := userOf(holder)
+		return ok && (gid == primary || subordinateGID(name, holder, gid))
 	}
 	return false
 }
