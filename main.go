@@ -58,7 +58,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	// "tether -- CMD", as tini and dumb-init are typed (a container's
 	// ENTRYPOINT): tether run -- CMD.
-	if len(args) > 2 && args[1] == "--" {
+	if len(args) >= 2 && args[1] == "--" {
 		args = append([]string{args[0], "run"}, args[1:]...)
 	}
 	out := &checkedWriter{w: stdout}
