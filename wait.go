@@ -149,12 +149,7 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 	if c.Bool("insecure") && !tls {
 		return s, usagef("tether wait: --insecure needs an https --url, whose certificate it is about")
 	}
-	if tls {
-		if s.HTTPSProgram, err = readiness.FindHTTPSProgram(); err != nil {
-			return s, usagef("tether wait: --url %s: %v (go install github.com/tetherproc/tether/cmd/%s)", firstTLS(s.URLs), err, readiness.HTTPSProgram)
-		}
-		s.Insecure = c.Bool("insecure")
-	}
+	s.Insecure = c.Bool("insecure")
 	if web {
 		if s.Accept, err = readiness.ParseStatuses(c.String("status")); err != nil {
 			return s, usagef("tether wait: --status: %v", err)
@@ -176,12 +171,6 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 		return s, usagef("tether wait: --interval: %q is not a positive duration", s.Interval)
 	}
 	return s, nil
-}
-
-// firstTLS is the first https URL of us.
-func firstTLS(us []readiness.URL) readiness.URL {
-	i := slices.IndexFunc(us, func(u readiness.URL) bool { return u.TLS })
-	return us[i]
 }
 
 // parseTimeout parses --timeout: a duration (0 looks once), or forever.
