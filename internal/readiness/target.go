@@ -73,26 +73,33 @@ func accepts(network, addr string) error {
 	return c.Close()
 }
 
+// checkRemote connects to each address of a remote port's host in turn,
+// IPv4 first, until one accepts. A name known nowhere is a port that
+// refuses, for Free: the service is gone.
+func (s Spec) checkRemote(t *Target) {
+	addrs, err := LookupHost(t.remote.Host, connectTry)
+	if err != nil {
+		t.Ready, t.Detail = s.Free && notFound(err), reason(err, connectTry)
+		return
+	}
+	var why string
+	for _, a := range addrs {
+		to := netip.AddrPortFrom(a, t.remote.Port)
+		if err := accepts("tcp", to.String()); err != nil {
+			why = to.String() + ": " + reason(err, connectTry)
+			continue
+		}
+		t.Ready, t.Detail = !s.Free, "accepted at "+to.String()
+		return
+	}
+	t.Ready, t.Detail = s.Free, why
+}
+
 // checkTarget looks at t once and records what it found.
 func (s Spec) checkTarget(w *web, t *Target) {
 	switch t.Kind {
 	case "tcp":
-		addrs, err := LookupHost(t.remote.Host, connectTry)
-		if err != nil {
-			t.Ready, t.Detail = s.Free && notFound(err), reason(err, connectTry)
-			return
-		}
-		var why string
-		for _, a := range addrs {
-			to := netip.AddrPortFrom(a, t.remote.Port)
-			if err := accepts("tcp", to.String()); err != nil {
-				why = to.String() + ": " + reason(err, connectTry)
-				continue
-			}
-			t.Ready, t.Detail = !s.Free, "accepted at "+to.String()
-			return
-		}
-		t.Ready, t.Detail = s.Free, why
+		s.checkRemote(t)
 	case "socket":
 		if err := accepts("unix", t.Name); err != nil {
 			t.Ready, t.Detail = s.Free, reason(err, connectTry)
