@@ -50,7 +50,7 @@ func waitCommand() *cli.Command {
 			&cli.StringFlag{Name: "status", Value: "200-299", Usage: "with --http or --url, the `STATUSES` that are ready: a list of statuses and ranges, as 200-299,401"},
 			&cli.BoolFlag{Name: "no-follow", Usage: "with --http or --url, take a redirect's own status instead of following it (up to 10)"},
 			&cli.BoolFlag{Name: "insecure", Aliases: []string{"k"}, Usage: "with an https --url, accept a certificate that does not verify (a dev server's self-signed one)"},
-			&cli.DurationFlag{Name: "http-timeout", Value: time.Second, Usage: "with --http or --url, how long one GET may take, connecting included"},
+			&cli.DurationFlag{Name: "http-timeout", Value: time.Second, Usage: "with --http or --url, how long one GET may take, connecting and redirects included"},
 			&cli.StringFlag{Name: "timeout", Value: "30s", Usage: "give up after `DURATION`, exit 1; 0 checks once; forever waits until ready (or --pid is gone, or Ctrl-C)"},
 			&cli.DurationFlag{Name: "interval", Value: 50 * time.Millisecond, Usage: "pause `DURATION` before the second check, growing by half to 100ms"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
