@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +123,33 @@ func TestWaitAnswersNotHTTP(t *testing.T) {
 		if tg.Ready || !strings.Contains(tg.Detail, c.why) {
 			t.Errorf("answer %q: %+v; want not ready, %q", c.answer, tg, c.why)
 		}
+	}
+}
+
+// A redirect from an HTTP server on a unix socket stays on that socket
+// (its made-up host is the transport's alone), and the GET at the end
+// is named as the socket's URL.
+func TestWaitUnixSocketRedirect(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "app.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("no unix socket: %v", err)
+	}
+	defer l.Close()
+	go func() {
+		_ = http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.URL.Path == "/old":
+				http.Redirect(w, r, "health?full=1", http.StatusFound)
+			case r.URL.Path == "/health" && r.Host == "localhost":
+				w.WriteHeader(http.StatusNoContent)
+			default:
+				w.WriteHeader(http.StatusNotFound)
+			}
+		}))
+	}()
+	tg := checkURL(t, "http://unix:"+sock+":/old", Spec{Timeout: 5 * time.Second})
+	if want := "GET http://unix:" + sock + ":/health?full=1 answered 204"; !tg.Ready || tg.Detail != want {
+		t.Errorf("%+v; want ready, %q", tg, want)
 	}
 }
