@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tetherproc/tether/internal/hosts"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/readiness"
 )
@@ -88,7 +87,7 @@ func parseEndpoints(args []string) (ports []uint16, remote []readiness.Remote, e
 			return nil, nil, fmt.Errorf("invalid port %q: %s", a, strings.TrimPrefix(err.Error(), fmt.Sprintf("invalid address %q: ", a)))
 		}
 		if host != "" {
-			if err := hosts.Check(host); err != nil {
+			if err := readiness.CheckHost(host); err != nil {
 				return nil, nil, fmt.Errorf("invalid port %q: %v", a, err)
 			}
 		}
@@ -124,16 +123,7 @@ func parseEndpoints(args []string) (ports []uint16, remote []readiness.Remote, e
 // localHost reports whether host names this machine: every address it
 // has is one of this machine's.
 func localHost(host string) bool {
-	addrs, err := hosts.Resolve(host, hostLookup)
-	if err != nil || len(addrs) == 0 {
-		return false
-	}
-	for _, a := range addrs {
-		if !hosts.Local(a) {
-			return false
-		}
-	}
-	return true
+	return readiness.LocalHost(host, hostLookup)
 }
 
 // parsePortRange parses one port, or a range LOW-HIGH with LOW <= HIGH.

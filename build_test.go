@@ -10,7 +10,8 @@ import (
 )
 
 // tether is built static (CGO_ENABLED=0), as every build command of the
-// docs gives it: with cgo, package net and os/user link the C library,
+// docs gives it: with cgo, package net (wait's HTTP and name lookups)
+// and os/user link the C library,
 // which makes the binary dynamic, costs about a millisecond of every
 // start, and has glibc make its threads with clone3, which some
 // container seccomp profiles refuse with EPERM: such a tether could not

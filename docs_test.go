@@ -431,7 +431,7 @@ func TestDocREADME(t *testing.T) {
 	if n := strings.Count(readme, "\n"); n > 400 {
 		t.Errorf("README.md has %d lines; keep it to 400 and move the reference to docs/", n)
 	}
-	for _, want := range []string{"go build -tags urfave_cli_no_docs -o . . ./cmd/tether-https", "go test -count=1 ./..."} {
+	for _, want := range []string{"CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o . . && ./tether --help", "go test -count=1 ./..."} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md lacks %q", want)
 		}

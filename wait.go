@@ -50,7 +50,7 @@ func waitCommand() *cli.Command {
 			&cli.StringFlag{Name: "status", Value: "200-299", Usage: "with --http or --url, the `STATUSES` that are ready: a list of statuses and ranges, as 200-299,401"},
 			&cli.BoolFlag{Name: "no-follow", Usage: "with --http or --url, take a redirect's own status instead of following it (up to 10)"},
 			&cli.BoolFlag{Name: "insecure", Aliases: []string{"k"}, Usage: "with an https --url, accept a certificate that does not verify (a dev server's self-signed one)"},
-			&cli.DurationFlag{Name: "http-timeout", Value: time.Second, Usage: "with --http or --url, how long one GET may take, connecting included"},
+			&cli.DurationFlag{Name: "http-timeout", Value: time.Second, Usage: "with --http or --url, how long one GET may take, connecting and redirects included"},
 			&cli.StringFlag{Name: "timeout", Value: "30s", Usage: "give up after `DURATION`, exit 1; 0 checks once; forever waits until ready (or --pid is gone, or Ctrl-C)"},
 			&cli.DurationFlag{Name: "interval", Value: 50 * time.Millisecond, Usage: "pause `DURATION` before the second check, growing by half to 100ms"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
@@ -149,12 +149,7 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 	if c.Bool("insecure") && !tls {
 		return s, usagef("tether wait: --insecure needs an https --url, whose certificate it is about")
 	}
-	if tls {
-		if s.HTTPSProgram, err = readiness.FindHTTPSProgram(); err != nil {
-			return s, usagef("tether wait: --url %s: %v (go install github.com/tetherproc/tether/cmd/%s)", firstTLS(s.URLs), err, readiness.HTTPSProgram)
-		}
-		s.Insecure = c.Bool("insecure")
-	}
+	s.Insecure = c.Bool("insecure")
 	if web {
 		if s.Accept, err = readiness.ParseStatuses(c.String("status")); err != nil {
 			return s, usagef("tether wait: --status: %v", err)
@@ -176,12 +171,6 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 		return s, usagef("tether wait: --interval: %q is not a positive duration", s.Interval)
 	}
 	return s, nil
-}
-
-// firstTLS is the first https URL of us.
-func firstTLS(us []readiness.URL) readiness.URL {
-	i := slices.IndexFunc(us, func(u readiness.URL) bool { return u.TLS })
-	return us[i]
 }
 
 // parseTimeout parses --timeout: a duration (0 looks once), or forever.

@@ -16,7 +16,7 @@ for tool in node npm openssl python3; do
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -tags urfave_cli_no_docs -o "$work/" . ./cmd/tether-https
+CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o "$work/" .
 (cd "$work" && npm install --silent --no-audit --no-fund wait-on@9 wait-port@1 >/dev/null 2>&1)
 openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 \
 	-keyout "$work/key.pem" -out "$work/cert.pem" >/dev/null 2>&1

@@ -83,7 +83,7 @@ complete -c tether -n '__fish_seen_subcommand_from wait' -f -l http -r -d 'ready
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l status -r -d 'with --http or --url, the `STATUSES` that are ready: a list of statuses and ranges, as 200-299,401'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l no-follow -d 'with --http or --url, take a redirect\'s own status instead of following it (up to 10)'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l insecure -s k -d 'with an https --url, accept a certificate that does not verify (a dev server\'s self-signed one)'
-complete -c tether -n '__fish_seen_subcommand_from wait' -f -l http-timeout -r -d 'with --http or --url, how long one GET may take, connecting included'
+complete -c tether -n '__fish_seen_subcommand_from wait' -f -l http-timeout -r -d 'with --http or --url, how long one GET may take, connecting and redirects included'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l timeout -r -d 'give up after `DURATION`, exit 1; 0 checks once; forever waits until ready (or --pid is gone, or Ctrl-C)'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l interval -r -d 'pause `DURATION` before the second check, growing by half to 100ms'
 complete -c tether -n '__fish_seen_subcommand_from wait' -f -l json -d 'print JSON'

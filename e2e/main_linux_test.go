@@ -47,14 +47,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	// tether-https beside tether, as a release installs them.
-	build = exec.Command("go", "build", "-o", filepath.Join(dir, "tether-https"), "github.com/tetherproc/tether/cmd/tether-https")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build tether-https:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
 	code := proctest.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)

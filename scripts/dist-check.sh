@@ -104,7 +104,7 @@ done
 echo "-- the linux/amd64 archive"
 mkdir "$work/archive"
 tar -xzf "$archive" -C "$work/archive"
-for f in tether tether-https README.md LICENSE CHANGELOG.md docs/commands.md docs/man/tether.1 completions/tether.bash completions/_tether completions/tether.fish; do
+for f in tether README.md LICENSE CHANGELOG.md docs/commands.md docs/man/tether.1 completions/tether.bash completions/_tether completions/tether.fish; do
 	[ -f "$work/archive/$f" ] || bad "$(basename "$archive") has no $f"
 done
 bin="$work/archive/tether"
@@ -171,7 +171,6 @@ root="$work/root"
 dpkg-deb -x "$deb" "$root"
 tether="$root/usr/bin/tether"
 cmp -s "$tether" "$bin" || bad "the .deb's binary differs from the archive's"
-cmp -s "$root/usr/bin/tether-https" "$work/archive/tether-https" || bad "the .deb's tether-https differs from the archive's"
 for pair in usr/share/man/man1/tether.1:docs/man/tether.1 \
 	usr/share/bash-completion/completions/tether:completions/tether.bash \
 	usr/share/zsh/vendor-completions/_tether:completions/_tether \

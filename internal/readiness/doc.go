@@ -7,9 +7,8 @@
 // It is the library behind tether wait. It is apart from package reclaim,
 // which finds and ends processes, because it ends nothing: it asks
 // package sockets who holds a port, package probe whose each holder is,
-// and speaks HTTP to the listener itself (dial_unix.go, on the socket
-// calls rather than package net, whose resolver would make the binary a
-// dynamic one). Of the public packages it imports probe alone, whose
+// and net/http (crypto/tls for https, Go's own resolver for names) for
+// the GETs. Of the public packages it imports probe alone, whose
 // verdicts it reports; nothing imports it but the command line.
 //
 // A check costs one read of the socket table and no walk of any

@@ -1,26 +1,30 @@
 package readiness
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
-	"path"
 	"slices"
-	"strings"
+	"strconv"
 	"syscall"
 	"time"
 
-	"github.com/tetherproc/tether/internal/hosts"
 	"github.com/tetherproc/tether/internal/sockets"
 )
 
 // httpTry is how long one GET of a wait may take when HTTPTimeout does
-// not say, connection included. A local health check answers in
-// milliseconds; one that takes longer is not ready, and the next check
-// asks again. It is not cut to the time left before the timeout, so that
-// a last check (or the one check of a zero timeout) is a fair one: a
-// wait can end up to one try after its timeout.
+// not say, connection and redirects included. A local health check
+// answers in milliseconds; one that takes longer is not ready, and the
+// next check asks again. It is not cut to the time left before the
+// timeout, so that a last check (or the one check of a zero timeout) is
+// a fair one: a wait can end up to one try after its timeout.
 const httpTry = time.Second
 
 // maxRedirects is how many redirects one check follows, as browsers and
@@ -30,10 +34,9 @@ const maxRedirects = 10
 // attempt is one check of an HTTP server: where its last GET went, and
 // its status or why none.
 type attempt struct {
-	url      string
-	status   int
-	err      string
-	location string
+	url    string
+	status int
+	err    string
 }
 
 // ready reports whether the answer is one the wait takes as ready.
@@ -48,10 +51,81 @@ func (s Spec) tryLimit() time.Duration {
 	return httpTry
 }
 
+// web is the HTTP client of one wait. A URL on a unix socket is sent to
+// a made-up host under .invalid (RFC 6761: never a real one), which the
+// dialer alone turns into the socket, so that a redirect within that
+// server stays on its socket and one to a real host leaves it.
+type web struct {
+	client *http.Client
+	socket map[string]string // made-up host → the socket's path
+	host   map[string]string // the socket's path → its made-up host
+}
+
+// newWeb builds the client of a wait: no proxy (HTTP_PROXY is not
+// read: the request is for this server), no connection kept (each check
+// is a fresh GET, whose body is never read), TLS verified unless
+// Insecure, and redirects followed up to maxRedirects unless NoFollow.
+func (s Spec) newWeb() *web {
+	w := &web{socket: map[string]string{}, host: map[string]string{}}
+	for _, u := range s.URLs {
+		if _, ok := w.host[u.Socket]; u.Socket != "" && !ok {
+			h := "unix-" + strconv.Itoa(len(w.host)) + ".tether.invalid"
+			w.host[u.Socket], w.socket[h] = h, u.Socket
+		}
+	}
+	tr := &http.Transport{
+		Proxy:              nil,
+		DialContext:        w.dial,
+		TLSClientConfig:    &tls.Config{InsecureSkipVerify: s.Insecure},
+		DisableKeepAlives:  true,
+		DisableCompression: true,
+	}
+	w.client = &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		switch {
+		case s.NoFollow:
+			return http.ErrUseLastResponse
+		case len(via) > maxRedirects:
+			return fmt.Errorf("more than %d redirects", maxRedirects)
+		}
+		return nil
+	}}
+	return w
+}
+
+// dial connects to addr: a made-up host's socket, localhost's loopback
+// addresses (as [LookupHost] has them), else what the resolver says.
+func (w *web) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := &net.Dialer{Resolver: resolver}
+	host, port, err := net.SplitHostPort(addr)
+	switch {
+	case err != nil:
+		return nil, err
+	case w.socket[host] != "":
+		return d.DialContext(ctx, "unix", w.socket[host])
+	case isLocalhost(host):
+		var c net.Conn
+		for _, a := range []string{"127.0.0.1", "::1"} {
+			if c, err = d.DialContext(ctx, network, net.JoinHostPort(a, port)); err == nil {
+				return c, nil
+			}
+		}
+		return nil, err
+	}
+	return d.DialContext(ctx, network, addr)
+}
+
+// name is a URL as the wait writes it: a made-up host's as its socket's.
+func (w *web) name(u *url.URL) string {
+	if p, ok := w.socket[u.Hostname()]; ok {
+		return URL{Socket: p, Path: u.RequestURI()}.String()
+	}
+	return u.String()
+}
+
 // get asks each TCP listener of a port in turn, IPv4 first, until one
 // answers as ready, and returns that answer or the last one. Two
 // sockets on one address (SO_REUSEPORT) are one place to ask.
-func (s Spec) get(ls []sockets.Listener) attempt {
+func (s Spec) get(w *web, ls []sockets.Listener) attempt {
 	var addrs []netip.Addr
 	for _, l := range ls {
 		if l.Proto != "tcp" {
@@ -73,7 +147,8 @@ func (s Spec) get(ls []sockets.Listener) attempt {
 	}
 	var last attempt
 	for _, a := range addrs {
-		last = s.fetch(URL{Host: a.String(), Port: ls[0].Port, Path: s.HTTP})
+		// An address in the URL: the GET goes to that socket only.
+		last = s.fetch(w, URL{Host: a.String(), Port: ls[0].Port, Path: s.HTTP})
 		if s.ready(last) {
 			break
 		}
@@ -81,117 +156,67 @@ func (s Spec) get(ls []sockets.Listener) attempt {
 	return last
 }
 
-// fetch sends GET to u and follows its redirects (unless NoFollow), up
-// to maxRedirects: the answer at the end is the one that counts.
-func (s Spec) fetch(u URL) attempt {
-	for hops := 0; ; hops++ {
-		a := s.getOnce(u)
-		if a.status < 300 || a.status > 399 || a.err != "" || s.NoFollow {
-			return a
-		}
-		if a.location == "" {
-			a.err = fmt.Sprintf("a %d with no Location to follow", a.status)
-			return a
-		}
-		if hops == maxRedirects {
-			a.err = fmt.Sprintf("more than %d redirects", maxRedirects)
-			return a
-		}
-		next, err := u.follow(a.location)
-		if err != nil {
-			a.err = fmt.Sprintf("redirected to %q: %v", cut(a.location, 80), err)
-			return a
-		}
-		u = next
-	}
-}
-
-// follow is the URL a Location header leads to from u.
-func (u URL) follow(loc string) (URL, error) {
-	switch {
-	case strings.HasPrefix(loc, "http://"), strings.HasPrefix(loc, "https://"):
-		return ParseURL(loc)
-	case strings.HasPrefix(loc, "//") && u.TLS:
-		return ParseURL("https:" + loc)
-	case strings.HasPrefix(loc, "//"):
-		return ParseURL("http:" + loc)
-	case strings.HasPrefix(loc, "/"):
-		u.Path = loc
-	default:
-		dir, _, _ := strings.Cut(u.Path, "?")
-		u.Path = path.Join(path.Dir(dir+"x"), loc)
-		if strings.HasSuffix(loc, "/") && !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-		}
-	}
-	if err := checkPath(u.Path); err != nil {
-		return URL{}, err
-	}
-	return u, nil
-}
-
-// getOnce sends GET to u, at each of its host's addresses in turn until
-// one answers, and reads the status line and headers of the answer and
-// nothing more: the status (and a redirect's Location) is all a wait
-// wants to know, and the body can be anything, endless included.
-func (s Spec) getOnce(u URL) attempt {
-	if u.TLS {
-		return s.getTLS(u)
-	}
+// fetch sends GET to u and follows its redirects (unless NoFollow): the
+// answer at the end is the one that counts. Only the status is read:
+// the body can be anything, endless included.
+func (s Spec) fetch(w *web, u URL) attempt {
 	a := attempt{url: u.String()}
-	limit := s.tryLimit()
-	deadline := time.Now().Add(limit)
-	host := "localhost"
-	var eps []endpoint
+	target := a.url
 	if u.Socket != "" {
-		eps = []endpoint{{unix: u.Socket}}
-	} else {
-		host = hostPort(u.Host, u.Port)
-		addrs, err := hosts.Resolve(u.Host, limit)
-		if err != nil {
-			a.err = err.Error()
-			return a
-		}
-		for _, ad := range addrs {
-			eps = append(eps, endpoint{tcp: netip.AddrPortFrom(ad, u.Port)})
-		}
+		target = "http://" + w.host[u.Socket] + u.Path
 	}
-	req := "GET " + u.Path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: tether-wait\r\nAccept: */*\r\nConnection: close\r\n\r\n"
-	var head string
-	var err error
-	for _, ep := range eps {
-		if head, err = exchange(ep, []byte(req), deadline); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		a.err = connError(err, limit)
-		return a
-	}
-	line, headers, _ := strings.Cut(head, "\n")
-	a.status, err = statusOf(strings.TrimRight(line, "\r"))
+	limit := s.tryLimit()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		a.err = err.Error()
 		return a
 	}
-	for _, h := range strings.Split(headers, "\n") {
-		k, v, _ := strings.Cut(strings.TrimRight(h, "\r"), ":")
-		if strings.EqualFold(strings.TrimSpace(k), "location") {
-			a.location = strings.TrimSpace(v)
+	if u.Socket != "" {
+		req.Host = "localhost"
+	}
+	req.Header.Set("User-Agent", "tether-wait")
+	req.Header.Set("Accept", "*/*")
+	resp, err := w.client.Do(req)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if at, perr := url.Parse(ue.URL); perr == nil {
+			a.url = w.name(at)
 		}
+	}
+	if resp != nil {
+		a.url, a.status = w.name(resp.Request.URL), resp.StatusCode
+		resp.Body.Close()
+		if err == nil && !s.NoFollow && a.status >= 300 && a.status <= 399 && resp.Header.Get("Location") == "" {
+			a.err = fmt.Sprintf("a %d with no Location to follow", a.status)
+		}
+	}
+	if err != nil {
+		a.err = reason(err, limit)
 	}
 	return a
 }
 
-// connError says why a connection or its exchange failed, in a few
-// words: the errno's text, or that the time ran out.
-func connError(err error, limit time.Duration) string {
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return "no answer within " + limit.String()
+// reason says why a connection or a GET failed, in a few words: that
+// the time ran out, the name that could not be looked up, the errno's
+// text, or the library's own words.
+func reason(err error, limit time.Duration) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
 	}
+	var dns *net.DNSError
 	var errno syscall.Errno
-	if errors.As(err, &errno) {
+	switch {
+	case errors.As(err, &dns):
+		return fmt.Sprintf("look up host %q: %s", dns.Name, dns.Err)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return "no answer within " + limit.String()
+	case errors.As(err, &errno):
 		return errno.Error()
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed with no answer"
 	}
 	return err.Error()
 }

@@ -2,7 +2,6 @@ package readiness_test
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tetherproc/tether/internal/proctest"
@@ -10,9 +9,5 @@ import (
 
 func TestMain(m *testing.M) {
 	proctest.Helper()
-	code := proctest.Run(m)
-	if httpsPath != "" && httpsErr == nil {
-		os.RemoveAll(filepath.Dir(httpsPath))
-	}
-	os.Exit(code)
+	os.Exit(proctest.Run(m))
 }

@@ -56,9 +56,6 @@ type Spec struct {
 	// Insecure accepts an https server's certificate that does not
 	// verify (a dev server's self-signed one).
 	Insecure bool
-	// HTTPSProgram is the path of the program that sends an https URL's
-	// GET ([FindHTTPSProgram]); needed when a URL is https.
-	HTTPSProgram string
 	// Proto is the kind of socket that counts on Ports: "tcp" (a
 	// listening TCP socket), "udp" (a bound UDP socket) or "" for either.
 	Proto string
@@ -106,11 +103,6 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("invalid protocol %q: tcp, udp or \"\" for either", s.Proto)
 	case s.HTTPTimeout < 0:
 		return fmt.Errorf("invalid HTTP timeout %v: negative", s.HTTPTimeout)
-	}
-	for _, u := range s.URLs {
-		if u.TLS && s.HTTPSProgram == "" {
-			return fmt.Errorf("https URL %s asked for with no HTTPS program: %w", u, ErrNoHTTPSProgram)
-		}
 	}
 	for _, r := range s.Remote {
 		if r.Port == 0 {

@@ -3,14 +3,13 @@ package readiness
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"net/netip"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/tetherproc/tether/internal/hosts"
 )
 
 // Remote is a TCP port at a host that is not this machine (a compose
@@ -64,29 +63,46 @@ func (s Spec) targets() []Target {
 // may take.
 const connectTry = time.Second
 
-// check looks at t once and records what it found.
-func (s Spec) checkTarget(t *Target) {
+// accepts reports, as an error, whether a connection to addr is made
+// within connectTry: nil when it is.
+func accepts(network, addr string) error {
+	c, err := net.DialTimeout(network, addr, connectTry)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// checkRemote connects to each address of a remote port's host in turn,
+// IPv4 first, until one accepts. A name known nowhere is a port that
+// refuses, for Free: the service is gone.
+func (s Spec) checkRemote(t *Target) {
+	addrs, err := LookupHost(t.remote.Host, connectTry)
+	if err != nil {
+		t.Ready, t.Detail = s.Free && notFound(err), reason(err, connectTry)
+		return
+	}
+	var why string
+	for _, a := range addrs {
+		to := netip.AddrPortFrom(a, t.remote.Port)
+		if err := accepts("tcp", to.String()); err != nil {
+			why = to.String() + ": " + reason(err, connectTry)
+			continue
+		}
+		t.Ready, t.Detail = !s.Free, "accepted at "+to.String()
+		return
+	}
+	t.Ready, t.Detail = s.Free, why
+}
+
+// checkTarget looks at t once and records what it found.
+func (s Spec) checkTarget(w *web, t *Target) {
 	switch t.Kind {
 	case "tcp":
-		addrs, err := hosts.Resolve(t.remote.Host, connectTry)
-		if err != nil {
-			t.Ready, t.Detail = s.Free && errors.Is(err, hosts.ErrNotFound), err.Error()
-			return
-		}
-		var why string
-		for _, a := range addrs {
-			to := netip.AddrPortFrom(a, t.remote.Port)
-			if err := accepts(endpoint{tcp: to}, time.Now().Add(connectTry)); err != nil {
-				why = to.String() + ": " + connError(err, connectTry)
-				continue
-			}
-			t.Ready, t.Detail = !s.Free, "accepted at "+to.String()
-			return
-		}
-		t.Ready, t.Detail = s.Free, why
+		s.checkRemote(t)
 	case "socket":
-		if err := accepts(endpoint{unix: t.Name}, time.Now().Add(connectTry)); err != nil {
-			t.Ready, t.Detail = s.Free, connError(err, connectTry)
+		if err := accepts("unix", t.Name); err != nil {
+			t.Ready, t.Detail = s.Free, reason(err, connectTry)
 			return
 		}
 		t.Ready, t.Detail = !s.Free, "accepted"
@@ -108,7 +124,7 @@ func (s Spec) checkTarget(t *Target) {
 			t.Ready, t.Detail = !s.Free, "there"
 		}
 	case "http":
-		a := s.fetch(t.url)
+		a := s.fetch(w, t.url)
 		t.HTTPStatus, t.Ready = a.status, s.ready(a)
 		switch {
 		case a.err != "" && a.status != 0:

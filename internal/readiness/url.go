@@ -10,8 +10,7 @@ import (
 // or a unix socket that speaks HTTP ("http://unix:/run/app.sock:/health",
 // as wait-on writes it), and the path with its query.
 type URL struct {
-	// TLS is an https URL: its GET goes through the helper program
-	// tether-https (see [HTTPSHelper]).
+	// TLS is an https URL: its GET is sent over crypto/tls.
 	TLS bool `json:"tls,omitempty"`
 	// Host is the host as written (a name, an IPv4 address, an IPv6
 	// address without its brackets); "" with Socket.

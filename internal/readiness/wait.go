@@ -40,7 +40,7 @@ func (s Spec) Wait() (Result, error) {
 		return Result{}, err
 	}
 	s.Ports = sockets.Unique(s.Ports)
-	st := waitState{ok: map[uint16]bool{}, tries: map[uint16]attempt{}, targets: s.targets()}
+	st := waitState{ok: map[uint16]bool{}, tries: map[uint16]attempt{}, targets: s.targets(), web: s.newWeb()}
 	var r Result
 	var err error
 	if r.Ready, r.PIDGone, err = s.poll(&st); err != nil {
@@ -56,11 +56,13 @@ func (s Spec) Wait() (Result, error) {
 }
 
 // waitState is what the checks of one wait found: which ports are as
-// the wait wants them at the last check, and each port's last GET.
+// the wait wants them at the last check, each port's last GET, and the
+// HTTP client that sends them.
 type waitState struct {
 	ok      map[uint16]bool
 	tries   map[uint16]attempt
 	targets []Target
+	web     *web
 }
 
 // poll checks the ports until every one is as wanted, PID is gone, or
@@ -120,7 +122,7 @@ func (s Spec) check(st *waitState) (bool, error) {
 	done := true
 	for i := range st.targets {
 		if t := &st.targets[i]; !t.Ready {
-			s.checkTarget(t)
+			s.checkTarget(st.web, t)
 			done = done && t.Ready
 		}
 	}
@@ -154,7 +156,7 @@ func (s Spec) checkPorts(st *waitState) (bool, error) {
 		case s.Free:
 			st.ok[p] = len(byPort[p]) == 0
 		case s.HTTP != "":
-			a := s.get(byPort[p])
+			a := s.get(st.web, byPort[p])
 			st.tries[p] = a
 			st.ok[p] = s.ready(a)
 		default:
