@@ -92,10 +92,15 @@ func TestRestartLoopNamed(t *testing.T) {
 		t.Errorf("reclaim --json of a restarted holder: %+v", r)
 	}
 	// With --settle 0 nothing is watched: the port is said free, as it
-	// was for a moment.
+	// was for a moment; or, where the loop's new server took it before
+	// the one look after the reclaim, held by it, taken again. Never by
+	// a process out of sight: it is in sight.
 	listening(t, port)
-	if r := tether(t, nil, "reclaim", "--port", port, "--foreign", "--settle", "0"); r.code != 0 || strings.Contains(r.stdout, "took it again") {
-		t.Errorf("reclaim --settle 0: %+v", r)
+	r = tether(t, nil, "reclaim", "--port", port, "--foreign", "--settle", "0")
+	free := r.code == 0 && !strings.Contains(r.stdout, "took it again")
+	retaken := r.code == 1 && strings.Contains(r.stdout, "took it again")
+	if !free && !retaken || strings.Contains(r.stdout, "cannot see") {
+		t.Errorf("reclaim --settle 0: %+v; want free, or taken again by the loop's new server", r)
 	}
 	if r := tether(t, nil, "reclaim", "--port", port, "--settle", "-1s"); r.code != exitUsage {
 		t.Errorf("--settle -1s: %+v", r)

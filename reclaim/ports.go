@@ -168,12 +168,46 @@ func after(ports []uint16, proto string, hs []sockets.Holder, results []Result) 
 		ls = map[uint64]Listener{}
 	}
 	var still []sockets.Holder
+	known := map[uint64]bool{}
 	for _, h := range hs {
+		known[h.Listener.Inode] = true
 		if _, open := ls[h.Listener.Inode]; open && !ended[h.PID] {
 			still = append(still, h)
 		}
 	}
-	return portStates(ports, ls, still)
+	again := retakenAtOnce(ls, known, ended)
+	states := portStates(ports, ls, append(still, again...))
+	for _, h := range again {
+		for i := range states {
+			if states[i].Port == h.Listener.Port && !slices.ContainsFunc(states[i].Again, func(r Retaker) bool { return r.PID == h.PID }) {
+				states[i].Again = append(states[i].Again, retakerOf(h.PID, 0))
+			}
+		}
+	}
+	return states
+}
+
+// retakenAtOnce are the holders of the sockets of ls that were bound
+// while the reclaim ran (none of known, the sockets seen before it): a
+// restart loop or a process manager whose new server took the port before
+// it was ever seen free. They are looked up (one walk of the fd tables,
+// only then), so that the port is said to be held by them, taken again,
+// not by a process out of sight.
+func retakenAtOnce(ls map[uint64]Listener, known map[uint64]bool, ended map[int]bool) []sockets.Holder {
+	fresh := map[uint64]Listener{}
+	for ino, l := range ls {
+		if !known[ino] {
+			fresh[ino] = l
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	hs, err := sockets.Holders(fresh)
+	if err != nil {
+		trace.Printf("port states after the reclaim: holders of new sockets: %v", err)
+	}
+	return slices.DeleteFunc(hs, func(h sockets.Holder) bool { return ended[h.PID] })
 }
 
 // listeners are the sockets of proto ("" for any) on ports now.
