@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/user"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -126,14 +125,7 @@ func writePS(w io.Writer, entries []psEntry, others []psOther) error {
 		if s := e.Supervisor; s != nil {
 			sup = supervisorText(s)
 		}
-		ports := "-"
-		if len(e.Ports) > 0 {
-			var ps []string
-			for _, l := range e.Ports {
-				ps = append(ps, l.Proto+"/"+strconv.Itoa(int(l.Port)))
-			}
-			ports = strings.Join(ps, ",")
-		}
+		ports := portsText(e.Ports)
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.PID, e.PPID, e.PGID, displayName(e.Process),
 			e.Verdict, sup, age(time.Duration(e.AgeSeconds)*time.Second), ports, withManager(e.Process, commandLine(e.Report)))
 	}

@@ -66,16 +66,11 @@ var modeAbandonedInit = proctest.Starts(proctest.Register("abandoned-init", func
 	// The intermediates are reaped only now: the zombie client's tree
 	// was looked at while its client was one.
 	run := func(args ...string) (json.RawMessage, int) {
-		cmd := exec.Command(leave.tether, args...)
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
+		out, code, err := runOutput(exec.Command(leave.tether, args...))
+		if err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("%v: %v", args, err))
 		}
-		return json.RawMessage(out), code
+		return out, code
 	}
 	rep.PS, _ = run("ps", "--abandoned", "--json")
 	// Another user sees none of them, also when it asks for every

@@ -63,16 +63,7 @@ func startServer(t *testing.T, ends clientEnds, args ...string) (*exec.Cmd, <-ch
 	if ends.stdout != ends.stdin {
 		ends.stdout.Close()
 	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		select {
-		case <-done:
-		default:
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			<-done
-		}
-	})
+	done := waitedWithTERM(t, cmd)
 	line, err := bufio.NewReader(ends.read).ReadString('\n')
 	if err != nil {
 		t.Fatalf("the server's first line: %v", err)
@@ -163,16 +154,7 @@ func TestRunHangupUnderProcessLimit(t *testing.T) {
 	}
 	ends.stdin.Close()
 	ends.stdout.Close()
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		select {
-		case <-done:
-		default:
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			<-done
-		}
-	})
+	done := waitedWithTERM(t, cmd)
 	proctest.Eventually(t, fmt.Sprintf("the fork storm to fill the process limit of %d", limit), func() bool {
 		return proc.Host().Threads(65534) >= limit-2
 	})
@@ -191,4 +173,20 @@ func TestRunHangupUnderProcessLimit(t *testing.T) {
 		ids, unsettled := proctest.Alive(proctest.TestID(t))
 		return len(ids) == 0 && !unsettled
 	})
+}
+
+// waitedWithTERM reaps cmd, started, as it ends, and ends it with TERM
+// if the test has not: done is closed once it is reaped.
+func waitedWithTERM(t *testing.T, cmd *exec.Cmd) <-chan struct{} {
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			<-done
+		}
+	})
+	return done
 }

@@ -63,12 +63,12 @@ var modeMCPOrphansInit = proctest.Register("mcp-orphans-init", func() {
 		live := sessions[3]
 		rep.Live, rep.LiveBefore = live.tree, live.hello.Result
 		tether := os.Getenv("PROCTEST_TETHER")
-		rep.PS, _ = runOutput(exec.Command(tether, "ps", "--abandoned", "--json"))
-		text, _ := runOutput(exec.Command(tether, "ps", "--abandoned"))
+		rep.PS, _, _ = runOutput(exec.Command(tether, "ps", "--abandoned", "--json"))
+		text, _, _ := runOutput(exec.Command(tether, "ps", "--abandoned"))
 		rep.PSText = string(text)
-		text, _ = runOutput(exec.Command(tether, "reclaim", "--abandoned", "--dry-run"))
+		text, _, _ = runOutput(exec.Command(tether, "reclaim", "--abandoned", "--dry-run"))
 		rep.DryRunText = string(text)
-		rep.Reclaim, rep.Status = runOutput(exec.Command(tether, "reclaim", "--abandoned", "--grace", "2s", "--json"))
+		rep.Reclaim, rep.Status, _ = runOutput(exec.Command(tether, "reclaim", "--abandoned", "--grace", "2s", "--json"))
 		after, err := live.call()
 		if err != nil {
 			fail(err)
@@ -208,14 +208,15 @@ func (s *mcpSession) call() (json.RawMessage, error) {
 	return r.Result, nil
 }
 
-// runOutput runs cmd and gives its standard output and exit status.
-func runOutput(cmd *exec.Cmd) (json.RawMessage, int) {
+// runOutput runs cmd and gives its standard output and exit status; err
+// is a failure to run it at all.
+func runOutput(cmd *exec.Cmd) (out json.RawMessage, code int, err error) {
 	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+	out, err = cmd.Output()
 	if ee, ok := err.(*exec.ExitError); ok {
-		return out, ee.ExitCode()
+		return out, ee.ExitCode(), nil
 	}
-	return out, 0
+	return out, 0, err
 }
 
 func flatten(trees [][]int) []int {

@@ -376,7 +376,7 @@ func TestWaitPIDIgnoresStaleServer(t *testing.T) {
 // childOf is pid's one child.
 func childOf(t *testing.T, pid int) int {
 	t.Helper()
-	kids := proc.Host().Children(pid)
+	kids := childrenOf(pid)
 	for _, k := range kids {
 		if p, err := proc.Host().Process(k); err == nil && !strings.Contains(p.Comm, "tether") {
 			return k
