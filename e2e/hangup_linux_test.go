@@ -190,3 +190,32 @@ func waitedWithTERM(t *testing.T, cmd *exec.Cmd) <-chan struct{} {
 	})
 	return done
 }
+
+// On a kernel without pidfds or clone3 (a seccomp filter refusing them,
+// as older kernels and container profiles do), a hang-up still ends the
+// run: its watch needs neither.
+func TestRunHangupRefusedPidfds(t *testing.T) {
+	refuse := append(append([]proctest.Refusal{}, noPidfds...), proctest.Refusal{Call: "clone3", Errno: syscall.ENOSYS})
+	ends := pipesFor(t)
+	cmd := refusedCmd(t, refuse, proctest.Env(t), "run", "--hangup", "--grace", "2s", "--", "/bin/sh", "-c", deafServer)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = ends.stdin, ends.stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ends.stdin.Close()
+	ends.stdout.Close()
+	done := waitedWithTERM(t, cmd)
+	line, err := bufio.NewReader(ends.read).ReadString('\n')
+	child, _ := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || child <= 0 {
+		t.Fatalf("the server's first line %q: %v", line, err)
+	}
+	ends.write.Close()
+	ends.read.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("tether --hangup without pidfds still running 10 s after its client hung up")
+	}
+	proctest.Eventually(t, "the server's child gone", func() bool { return deadOrZombie(child) })
+}
