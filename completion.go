@@ -17,6 +17,7 @@ var completionScripts = map[string]func(app *cli.App) (string, error){
 	"bash": func(*cli.App) (string, error) { return bashCompletion, nil },
 	"zsh":  func(*cli.App) (string, error) { return zshCompletion, nil },
 	"fish": func(app *cli.App) (string, error) {
+		plainFlags(app) // urfave/cli asks each flag its kind
 		s, err := app.ToFishCompletion()
 		return "# fish completion for tether: tether completion fish > ~/.config/fish/completions/tether.fish\n" + s, err
 	},

@@ -18,6 +18,7 @@ const helpWidth = 80
 func init() {
 	cli.FlagStringer = flagHelp
 	cli.HelpPrinter = func(w io.Writer, templ string, data any) {
+		reflowData(data)
 		cli.HelpPrinterCustom(w, templ, data, map[string]any{"wrapAt": func() int { return helpWidth }})
 	}
 }
@@ -25,6 +26,7 @@ func init() {
 // flagHelp is one flag in help: "--grace DURATION" and below it what it
 // does, with its default where it has one other than off.
 func flagHelp(f cli.Flag) string {
+	f = plainFlag(f)
 	df, ok := f.(cli.DocGenerationFlag)
 	if !ok {
 		return ""
@@ -92,11 +94,15 @@ func reflow(s string) string {
 	return b.String()
 }
 
-// reflowAll reflows the descriptions of app and its commands.
-func reflowAll(app *cli.App) {
-	app.Description = reflow(app.Description)
-	for _, c := range app.Commands {
-		c.Description = reflow(c.Description)
+// reflowData reflows the description of the app or command whose help
+// is printed: when it is printed rather than at each start, which would
+// cost every run its share.
+func reflowData(data any) {
+	switch d := data.(type) {
+	case *cli.App:
+		d.Description = reflow(d.Description)
+	case *cli.Command:
+		d.Description = reflow(d.Description)
 	}
 }
 

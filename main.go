@@ -132,7 +132,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return cli.Exit("", exitUsage)
 		},
 	}
-	reflowAll(app)
+	nameOnce(app)
 	return app
 }
 

@@ -22,6 +22,11 @@ func manPage(t *testing.T) string {
 	app.Version = "" // the page is the same whatever commit built it
 	// urfave/cli adds --version only as it runs the app; the page names it.
 	app.Flags = append(app.Flags, cli.VersionFlag)
+	plainFlags(app)
+	reflowData(app)
+	for _, c := range app.Commands {
+		reflowData(c)
+	}
 	page, err := app.ToManWithSection(1)
 	if err != nil {
 		t.Fatal(err)
