@@ -47,19 +47,33 @@ func bit(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
 
 // toForward are the signals Supervise catches to pass on to the command's
 // group: every one it can, as dumb-init does, but those its caller left
-// ignored or blocked; the common ones first, then the rest.
-func (in inherited) toForward() (common, rare []os.Signal) {
+// ignored or blocked. first are caught before the command starts, soon
+// as it starts, rare once it has run for a moment.
+func (in inherited) toForward() (first, soon, rare []os.Signal) {
 	for s := syscall.Signal(1); s <= maxSignal; s++ {
 		switch {
 		case notForwarded[s] || (in.ignored|in.blocked)&bit(s) != 0:
+		case firstSignals[s]:
+			first = append(first, s)
 		case commonSignals[s]:
-			common = append(common, s)
+			soon = append(soon, s)
 		default:
 			rare = append(rare, s)
 		}
 	}
-	return common, rare
+	return first, soon, rare
 }
+
+// firstSignals are caught before the command starts: those that end a
+// job (a shell's kill, make's, a process manager's stop, a terminal
+// closed), which uncaught would end tether without its cleanup. Each
+// signal registered costs a round trip to Go's runtime's signal thread
+// (some 35 µs, slower on two busy cores), and the command waits for
+// these three only. The other common signals are caught as it starts:
+// one sent to tether in that millisecond is what it is to any Go
+// program, dropped (USR1, WINCH) or the end of tether as of a crash
+// (QUIT, ABRT), whose watchdog then ends the tree.
+var firstSignals = map[syscall.Signal]bool{syscall.SIGHUP: true, syscall.SIGINT: true, syscall.SIGTERM: true}
 
 // stopSignal reports whether sig stops a process by default: the job
 // control signals a terminal or kill(1) sends.
@@ -67,36 +81,52 @@ func stopSignal(sig syscall.Signal) bool {
 	return sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU
 }
 
-// lateSignals registers the rarely sent signals once the command has
-// run for a moment. Each signal registered costs a round trip to the
-// runtime's signal thread (some 25 µs, 1.3 ms for them all): a command
-// that is over by then (a make recipe's true) pays none of it. One at a
-// time, so that the end of the run waits on one at most; mu orders the
-// registration before the end of all registration (stopped).
+// lateSignals registers the signals the command need not wait for, one
+// at a time, so that the end of the run waits on one registration at
+// most (each costs a round trip to the runtime's signal thread: a
+// command that is over first, a make recipe's true, pays for none of
+// the rest); mu orders each registration before the end of all
+// registration (stopped).
 type lateSignals struct {
 	mu      sync.Mutex
 	stopped bool
 	timer   *time.Timer
 }
 
-// catch registers sigs on c 10 ms from now, unless stopped first.
+// catch registers sigs on c 10 ms from now, unless stopped first: the
+// rarely sent signals, once the command has run for a moment.
 func (l *lateSignals) catch(c chan<- os.Signal, sigs []os.Signal) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.timer = time.AfterFunc(10*time.Millisecond, func() {
-		for _, sig := range sigs {
-			l.mu.Lock()
-			stopped := l.stopped
-			if !stopped {
-				signal.Notify(c, sig)
-			}
-			l.mu.Unlock()
-			if stopped {
-				return
+		if l.register(c, sigs) {
+			trace.Printf("the rarely sent signals are caught too")
+		}
+	})
+}
+
+// register registers sigs on c in turn until stopped, and reports
+// whether it registered them all. Once SIGCHLD is registered, one is put
+// on c: a child that exited before it was caught is then reaped at once.
+func (l *lateSignals) register(c chan<- os.Signal, sigs []os.Signal) bool {
+	for _, sig := range sigs {
+		l.mu.Lock()
+		stopped := l.stopped
+		if !stopped {
+			signal.Notify(c, sig)
+		}
+		l.mu.Unlock()
+		if stopped {
+			return false
+		}
+		if sig == syscall.SIGCHLD {
+			select {
+			case c <- sig:
+			default: // full: the loop reaps as it drains it
 			}
 		}
-		trace.Printf("the rarely sent signals are caught too")
-	})
+	}
+	return true
 }
 
 // stop ends the registration: no signal is registered after it returns.

@@ -263,25 +263,25 @@ func newRun(cfg Options) (*supervisor, []os.Signal, error) {
 		return nil, nil, &StartError{Err: err}
 	}
 	r := &supervisor{run: run{cfg: cfg, forwards: cfg.SoleReaper, guard: &guard{}}, reaper: reaper{sole: cfg.SoleReaper}, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
-	common, rare := in.toForward()
+	first, soon, rare := in.toForward()
 	if !cfg.SoleReaper {
-		common, rare = in.leaveUncaught(common), in.leaveUncaught(rare)
+		soon, rare = in.leaveUncaught(soon), in.leaveUncaught(rare)
 	}
-	r.ready = r.setUpAside(common)
+	r.ready = r.setUpAside(first, append([]os.Signal{syscall.SIGCHLD}, soon...))
 	return r, rare, nil
 }
 
 // setUpAside starts, each on a goroutine of its own, what the command's
 // start must wait for but nothing else does: the watchdog (it needs only
 // the run id), the threads a fork storm could leave tether without
-// (warmThreads), and the signals caught before the command exists, so
-// that no SIGCHLD or forwarded signal is lost in between (each signal
-// registered waits on a round trip to the runtime's signal thread). The
+// (warmThreads), and the signals caught before the command exists
+// (first), so that no TERM, INT or HUP is lost in between; then, not
+// waited for, those caught as it starts (soon, SIGCHLD first). The
 // function it returns waits for them, once, and gives the watchdog's
 // error; on an error it does not wait for the threads, which a machine
 // out of processes (one reason a watchdog fails to start) may never
 // give.
-func (r *supervisor) setUpAside(common []os.Signal) func() error {
+func (r *supervisor) setUpAside(first, soon []os.Signal) func() error {
 	type started struct {
 		wd  *watchdog.Watchdog
 		err error
@@ -299,7 +299,13 @@ func (r *supervisor) setUpAside(common []os.Signal) func() error {
 	warmed := make(chan struct{})
 	go func() { warmThreads(4); close(warmed) }()
 	notified := make(chan struct{})
-	go func() { signal.Notify(r.sigs, append(common, syscall.SIGCHLD)...); close(notified) }()
+	go func() {
+		if len(first) > 0 {
+			signal.Notify(r.sigs, first...)
+		}
+		close(notified)
+		r.late.register(r.sigs, soon)
+	}()
 	// The caller's chain beyond the parent, whose own tie is armed on
 	// the locked thread (followCaller): any death from now on comes to
 	// sigs as a TERM, and one that came first is errParentGone.
