@@ -121,6 +121,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			psCommand(),
 			doctorCommand(),
 			completionCommand(),
+			manCommand(),
 		},
 		// Completion asks tether itself for candidates; see completion.go.
 		EnableBashCompletion: true,

@@ -3,7 +3,7 @@
 
 function __fish_tether_no_subcommand --description 'Test if there has been any subcommand yet'
     for i in (commandline -opc)
-        if contains -- $i run check reclaim free wait ps doctor completion help h
+        if contains -- $i run check reclaim free wait ps doctor completion man help h
             return 1
         end
     end
@@ -105,5 +105,7 @@ complete -c tether -n '__fish_seen_subcommand_from doctor' -f -l json -d 'print 
 complete -c tether -n '__fish_seen_subcommand_from completion' -f -l help -s h -d 'show help'
 complete -r -c tether -n '__fish_tether_no_subcommand' -a 'completion' -d 'print the shell completion script for SHELL: bash, fish, powershell, zsh'
 complete -c tether -n '__fish_seen_subcommand_from completion' -f -l help -s h -d 'show help'
+complete -c tether -n '__fish_seen_subcommand_from man' -f -l help -s h -d 'show help'
+complete -r -c tether -n '__fish_tether_no_subcommand' -a 'man' -d 'print the manual page, to read (tether man | man -l -) or install'
 complete -c tether -n '__fish_seen_subcommand_from help h' -f -l help -s h -d 'show help'
 complete -r -c tether -n '__fish_tether_no_subcommand' -a 'help h' -d 'Shows a list of commands or help for one command'
