@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -66,14 +67,15 @@ func oneLine(s string) string {
 }
 
 // client speaks the Docker Engine API (which Podman answers too) over a
-// unix socket: HTTP/1.0 (exchange.go), one connection per call, each
+// unix socket: net/http (exchange.go), one connection per call, each
 // call within its limit.
 type client struct {
-	socket string // as named: what errors say
-	path   string // resolved: what is dialled
-	owner  int    // the socket's owner
-	holder int    // the user whose process the engine is asked about, -1 for none (vouch)
-	api    string // "1.41": the version the engine answered
+	socket string       // as named: what errors say
+	path   string       // resolved: what is dialled
+	owner  int          // the socket's owner
+	holder int          // the user whose process the engine is asked about, -1 for none (vouch)
+	api    string       // "1.41": the version the engine answered
+	web    *http.Client // dials path, checking its peer (newWeb)
 }
 
 // dial checks the socket at path (vouch) and makes a client of it; no
@@ -86,7 +88,9 @@ func dial(path string, holder int) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &client{socket: path, path: resolved, owner: owner, holder: holder}, nil
+	c := &client{socket: path, path: resolved, owner: owner, holder: holder}
+	c.web = c.newWeb()
+	return c, nil
 }
 
 // call makes one request of the API (its version prefix added once the
@@ -100,8 +104,12 @@ func (c *client) call(method, path, query string, limit time.Duration) (answer, 
 	if query != "" {
 		target += "?" + query
 	}
-	a, err := c.exchange(method, target, time.Now().Add(limit))
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	a, err := c.exchange(ctx, method, target)
+	// Past the deadline, whatever broke off (a read, the connection) broke
+	// off because of it.
+	if err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {
 		err = fmt.Errorf("no answer within %v: %w", limit, context.DeadlineExceeded)
 	}
 	if err != nil {
@@ -120,7 +128,10 @@ func refused(status int, body []byte) error {
 	} else if len(body) > 0 {
 		msg = strconv.QuoteToASCII(string(body[:min(len(body), 120)]))
 	}
-	text := strconv.Itoa(status) + " " + statusText[status]
+	text := strconv.Itoa(status)
+	if name := http.StatusText(status); name != "" {
+		text += " " + name
+	}
 	if msg != "" {
 		text += ": " + msg
 	}
@@ -247,7 +258,7 @@ type inspected struct {
 // the engine has none of that id.
 func (c *client) inspect(id string) (inspected, error) {
 	var info inspected
-	path := "/containers/" + pathEscape(id) + "/json"
+	path := "/containers/" + url.PathEscape(id) + "/json"
 	a, err := c.call("GET", path, "", callLimit)
 	if err != nil {
 		return info, err
@@ -267,7 +278,7 @@ func (c *client) inspect(id string) (inspected, error) {
 // before its KILL, and waits for the answer (which the engine gives once
 // the container is stopped) the grace and a call's limit more.
 func (c *client) stop(id string, secs int) error {
-	path := "/containers/" + pathEscape(id) + "/stop"
+	path := "/containers/" + url.PathEscape(id) + "/stop"
 	limit := time.Duration(secs)*time.Second + callLimit
 	a, err := c.call("POST", path, "t="+strconv.Itoa(secs), limit)
 	if err != nil {

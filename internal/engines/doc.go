@@ -35,7 +35,7 @@
 // Only for a container is an engine asked, so looking up the holders of
 // a port costs no call unless a container holds it. The Docker Engine
 // API, which Podman answers too, is spoken over the engine's unix socket
-// in HTTP/1.0 written and read here (exchange.go says why not net/http):
+// with net/http (exchange.go: no proxy, the peer checked as it connects):
 // a connection per call, the API version from the Api-Version header of
 // GET /_ping (GET /version's body where an engine gives no header), five
 // seconds for every call (a stop: its grace and five seconds), only the

@@ -1,35 +1,34 @@
 package engines
 
 import (
-	"bufio"
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"net/http"
+	"net/url"
 	"strings"
 )
 
-// An engine's API is asked with HTTP/1.0 over its unix socket, written
-// and read here rather than with net/http: package net would link the
-// cgo resolver into tether's binary (a dynamic executable, whose threads
-// glibc makes with clone3: one that a container's seccomp profile refuses
-// with EPERM cannot start at all) and crypto/tls with it, for a few
-// requests to a local socket. HTTP/1.0 has the engine close the
-// connection after its answer, which delimits the body, so that no
-// chunked encoding is needed (Go's server, which Docker and Podman use,
-// never chunks an answer to a 1.0 request).
+// An engine's API is asked with net/http over its unix socket: one
+// connection per call (no keep-alive: a call is rare, and a connection
+// kept would outlive the check of who listens), no proxy (HTTP_PROXY is
+// for the network, never for a local socket), the dialer checking the
+// peer before a byte is sent. The standard library reads what the
+// engines send, HTTP/1.1's chunked answers included, and is linked into
+// tether already for wait's GETs.
 
-// request is the request line and headers of one call.
-func request(method, target string) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s HTTP/1.0\r\nHost: docker\r\nUser-Agent: tether\r\n", method, target)
-	if method == "POST" {
-		b.WriteString("Content-Length: 0\r\n")
-	}
-	b.WriteString("\r\n")
-	return b.Bytes()
-}
+// maxAnswer bounds an answer's body read from an engine: a list of a
+// thousand containers is a few megabytes. maxHeaders bounds its headers.
+const (
+	maxAnswer  = 16 << 20
+	maxHeaders = 64 << 10
+)
+
+// engineURL is the scheme and host of every request: a placeholder, as
+// the socket dialled is the destination, sent as the Host header that
+// the engines' own clients send.
+const engineURL = "http://docker"
 
 // answer is what is read of an engine's answer: its status, its body,
 // and its API version when a header gives it (Api-Version, which Docker
@@ -40,76 +39,60 @@ type answer struct {
 	api    string
 }
 
-// parseAnswer reads an HTTP answer whole: its status, its API version
-// header and its body (by Content-Length when given, else to the end).
-func parseAnswer(data []byte) (answer, error) {
-	if len(data) == 0 {
-		return answer{}, fmt.Errorf("the connection closed without an answer: %w", io.EOF)
+// newWeb is the HTTP client of c. One per client rather than one
+// shared: its dialer closes over the socket and the user whose engine
+// is trusted, so that no request has to carry them to a shared dialer,
+// and with keep-alives off a shared one would have nothing to pool. No
+// compression is asked for: the bound is on what the engine sends.
+func (c *client) newWeb() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:                  nil,
+			DialContext:            c.dialPeer,
+			DisableKeepAlives:      true,
+			DisableCompression:     true,
+			MaxResponseHeaderBytes: maxHeaders,
+		},
+		// A redirect is the engine's answer, not a call to make: a
+		// POST followed would be sent again as a GET.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	r := bufio.NewReader(bytes.NewReader(data))
-	line, err := r.ReadString('\n')
+}
+
+// exchange sends one request to the engine and reads the whole answer,
+// the connection and the check of who listens included, before ctx's
+// deadline.
+func (c *client) exchange(ctx context.Context, method, target string) (answer, error) {
+	req, err := http.NewRequestWithContext(ctx, method, engineURL+target, nil)
 	if err != nil {
-		return answer{}, fmt.Errorf("no status line in %d bytes", len(data))
+		return answer{}, err
 	}
-	proto, rest, _ := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
-	code, _, _ := strings.Cut(rest, " ")
-	status, err := strconv.Atoi(code)
-	if !strings.HasPrefix(proto, "HTTP/1.") || err != nil || status < 100 || status > 999 {
-		return answer{}, fmt.Errorf("not an HTTP answer: %q", clipString(line))
+	req.Header.Set("User-Agent", "tether")
+	resp, err := c.web.Do(req)
+	if err != nil {
+		// The URL is the placeholder's, which the error's Op and Socket
+		// say better: what failed is what is kept.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("the connection closed without an answer: %w", err)
+		}
+		return answer{}, err
 	}
-	length, chunked, api := -1, false, ""
-	for {
-		h, err := r.ReadString('\n')
+	defer resp.Body.Close()
+	// A length said first is refused before a byte of it is read.
+	var body []byte
+	if resp.ContentLength <= maxAnswer {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 		if err != nil {
-			return answer{}, errors.New("the answer's headers end early")
-		}
-		h = strings.TrimRight(h, "\r\n")
-		if h == "" {
-			break
-		}
-		k, v, _ := strings.Cut(h, ":")
-		switch strings.ToLower(strings.TrimSpace(k)) {
-		case "content-length":
-			if length, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || length < 0 {
-				return answer{}, fmt.Errorf("bad Content-Length %q", clipString(v))
-			}
-		case "api-version":
-			api = strings.TrimSpace(v)
-		case "transfer-encoding":
-			chunked = !strings.EqualFold(strings.TrimSpace(v), "identity")
+			return answer{}, fmt.Errorf("read the answer: %w", err)
 		}
 	}
-	if chunked {
-		return answer{}, errors.New("a chunked answer to an HTTP/1.0 request")
+	if resp.ContentLength > maxAnswer || len(body) > maxAnswer {
+		return answer{}, fmt.Errorf("an answer longer than %d bytes", maxAnswer)
 	}
-	body, _ := io.ReadAll(r)
-	if length >= 0 {
-		if len(body) < length {
-			return answer{}, fmt.Errorf("the answer ends after %d of its %d bytes", len(body), length)
-		}
-		body = body[:length]
-	}
-	return answer{status: status, body: body, api: api}, nil
-}
-
-// pathEscape escapes a path segment: an id or a name, which the engine's
-// answers give in [A-Za-z0-9_.-] anyway.
-func pathEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
-
-// statusText names the statuses an engine's API answers with.
-var statusText = map[int]string{
-	200: "OK", 204: "No Content", 304: "Not Modified", 400: "Bad Request",
-	401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict",
-	500: "Internal Server Error", 503: "Service Unavailable",
+	api := strings.TrimSpace(resp.Header.Get("Api-Version"))
+	return answer{status: resp.StatusCode, body: body, api: api}, nil
 }

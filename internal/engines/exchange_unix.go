@@ -3,64 +3,45 @@
 package engines
 
 import (
+	"context"
 	"fmt"
-	"io"
-	"os"
-	"syscall"
-	"time"
-
-	"golang.org/x/sys/unix"
+	"net"
 )
 
-// maxAnswer bounds an answer read from an engine: a list of a thousand
-// containers is a few megabytes.
-const maxAnswer = 16 << 20
+// dialPeer connects to the engine's socket, whatever address the
+// transport asks for (the placeholder's), and checks who listens there
+// before the connection is used: no request goes to a process of a user
+// not trusted, whoever owns the socket file.
+func (c *client) dialPeer(ctx context.Context, _, _ string) (net.Conn, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", c.path)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkConn(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
 
-// exchange connects to the engine's socket, checks who listens there,
-// sends one request and reads the whole answer, all before deadline.
-func (c *client) exchange(method, target string, deadline time.Time) (answer, error) {
-	// Under ForkLock, so that no child started meanwhile inherits it.
-	syscall.ForkLock.RLock()
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err == nil {
-		unix.CloseOnExec(fd)
+// checkConn checks the peer of conn by its descriptor, where the kernel
+// keeps the peer's credentials: lent through Control, so that the
+// connection stays the runtime's to poll and close.
+func (c *client) checkConn(conn net.Conn) error {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return fmt.Errorf("%T is not a unix socket's connection", conn)
 	}
-	syscall.ForkLock.RUnlock()
+	raw, err := uc.SyscallConn()
 	if err != nil {
-		return answer{}, os.NewSyscallError("socket", err)
+		return err
 	}
-	// A unix socket's connect does not wait for the other end to
-	// accept; it is made before the deadline is set.
-	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: c.path}); err != nil {
-		unix.Close(fd)
-		return answer{}, fmt.Errorf("connect: %w", err)
+	var checked error
+	if err := raw.Control(func(fd uintptr) { checked = c.checkPeer(int(fd)) }); err != nil {
+		return err
 	}
-	if err := c.checkPeer(fd); err != nil {
-		unix.Close(fd)
-		return answer{}, err
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return answer{}, os.NewSyscallError("fcntl", err)
-	}
-	// Non-blocking, so that os.File hands it to the runtime's poller and
-	// the deadline holds for the request and the answer.
-	f := os.NewFile(uintptr(fd), c.path)
-	defer f.Close()
-	if err := f.SetDeadline(deadline); err != nil {
-		return answer{}, err
-	}
-	if _, err := f.Write(request(method, target)); err != nil {
-		return answer{}, fmt.Errorf("send: %w", err)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxAnswer+64<<10+1))
-	if err != nil {
-		return answer{}, fmt.Errorf("read the answer: %w", err)
-	}
-	if len(data) > maxAnswer+64<<10 {
-		return answer{}, fmt.Errorf("an answer longer than %d bytes", maxAnswer)
-	}
-	return parseAnswer(data)
+	return checked
 }
 
 // checkPeer refuses an engine that runs as a user other than those

@@ -3,11 +3,12 @@
 package engines
 
 import (
+	"context"
 	"errors"
-	"time"
+	"net"
 )
 
-// exchange has no unix socket to speak over here.
-func (c *client) exchange(string, string, time.Time) (answer, error) {
-	return answer{}, errors.New("no unix sockets on this platform")
+// dialPeer has no unix socket to dial here, and no peer to check.
+func (c *client) dialPeer(context.Context, string, string) (net.Conn, error) {
+	return nil, errors.New("no unix sockets on this platform")
 }

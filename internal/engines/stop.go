@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"time"
 )
 
@@ -24,7 +25,7 @@ func Stop(m *Manager, grace time.Duration) error {
 	if m == nil || m.Kind != Container {
 		return &Error{Op: "stop", Err: errors.New("not a container")}
 	}
-	op := "POST /containers/" + pathEscape(m.ID) + "/stop"
+	op := "POST /containers/" + url.PathEscape(m.ID) + "/stop"
 	if m.ID == "" {
 		return &Error{Socket: m.Socket, Op: op, Err: errors.New("the container's id is not known")}
 	}
