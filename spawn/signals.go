@@ -91,6 +91,27 @@ type lateSignals struct {
 	mu      sync.Mutex
 	stopped bool
 	timer   *time.Timer
+	// soonDone is closed once the signals caught as the command starts
+	// are (registerSoon); nil where there are none to catch.
+	soonDone chan struct{}
+}
+
+// registerSoon registers sigs on c at once, one at a time, unless
+// stopped first, then says so to waitSoon.
+func (l *lateSignals) registerSoon(c chan<- os.Signal, sigs []os.Signal) {
+	defer close(l.soonDone)
+	l.register(c, sigs)
+}
+
+// waitSoon waits until the signals caught as the command starts are
+// registered, or their registration stopped. tether stopping itself with
+// its command waits for them first: the CONT that continues it (fg) is
+// one of them, and one that came before it was caught would be dropped,
+// leaving the command stopped for good.
+func (l *lateSignals) waitSoon() {
+	if l.soonDone != nil {
+		<-l.soonDone
+	}
 }
 
 // catch registers sigs on c 10 ms from now, unless stopped first: the

@@ -299,12 +299,13 @@ func (r *supervisor) setUpAside(first, soon []os.Signal) func() error {
 	warmed := make(chan struct{})
 	go func() { warmThreads(4); close(warmed) }()
 	notified := make(chan struct{})
+	r.late.soonDone = make(chan struct{})
 	go func() {
 		if len(first) > 0 {
 			signal.Notify(r.sigs, first...)
 		}
 		close(notified)
-		r.late.register(r.sigs, soon)
+		r.late.registerSoon(r.sigs, soon)
 	}()
 	// The caller's chain beyond the parent, whose own tie is armed on
 	// the locked thread (followCaller): any death from now on comes to

@@ -141,6 +141,7 @@ func (r *supervisor) suspend(sig syscall.Signal) {
 		}
 		return
 	}
+	r.late.waitSoon()
 	// A CONT that came meanwhile would be lost to the SIGSTOP below.
 	for {
 		select {
