@@ -89,7 +89,10 @@ type Options struct {
 	// (by the run id in their environment, by the list of the tree it
 	// keeps, by the command's process group), so that no status of the
 	// program's other children is taken from their exec.Cmd, and no
-	// other child of the program is signalled.
+	// other child of the program is signalled. With it, the signals
+	// Supervise caught stay caught when it returns (into a channel no one
+	// reads): the process is to exit, and giving them back would cost a
+	// round trip to the runtime's signal thread each.
 	SoleReaper bool
 	// LeaveDir has Supervise change the calling process's working
 	// directory to / once the command has started in it, so that the
