@@ -91,8 +91,10 @@ type Options struct {
 	// program's other children is taken from their exec.Cmd, and no
 	// other child of the program is signalled. With it, the signals
 	// Supervise caught stay caught when it returns (into a channel no one
-	// reads): the process is to exit, and giving them back would cost a
-	// round trip to the runtime's signal thread each.
+	// reads), and its watchdog is killed but not waited for (the
+	// process's own reaper collects it): the process is to exit, and
+	// giving the signals back would cost a round trip to the runtime's
+	// signal thread each.
 	SoleReaper bool
 	// LeaveDir has Supervise change the calling process's working
 	// directory to / once the command has started in it, so that the

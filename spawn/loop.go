@@ -278,8 +278,7 @@ func (r *supervisor) finish() {
 		// under way would outlast the Stop below, and leave a library
 		// caller's process catching TERM into a channel no one reads.
 		_ = r.ready()
-		// Unregistering costs a round trip per signal too, and nothing
-		// needs to wait for it: it finishes on its own.
+		// No signal is registered from now on.
 		r.late.stop()
 		if r.stopChain != nil {
 			r.stopChain()
@@ -300,7 +299,11 @@ func (r *supervisor) finish() {
 			}
 		}
 		r.rec.Remove()
-		r.wd().Stop()
+		if r.cfg.SoleReaper {
+			r.wd().StopExiting()
+		} else {
+			r.wd().Stop()
+		}
 		// Also when the command never started: a group made for it
 		// goes, and the init's pipe is closed.
 		r.init.Close()

@@ -126,6 +126,9 @@ func report(ended spawn.Exit, err error) {
 	default:
 		fmt.Println("status", shellStatus(ended))
 	}
+	if os.Getenv("PROCTEST_SOLE") != "" {
+		reapWatchdog()
+	}
 	line := []string{"zombies"}
 	for _, pid := range proc.Host().Children(os.Getpid()) {
 		if st, err := proc.Host().Stat(pid); err == nil && st.Zombie() {
@@ -133,6 +136,24 @@ func report(ended spawn.Exit, err error) {
 		}
 	}
 	fmt.Println(strings.Join(line, " "))
+}
+
+// reapWatchdog collects the watchdog a sole reaper kills and leaves to
+// the process's own reaper as it returns (the process is to exit), as
+// that reaper would, and says "error" unless it died of the KILL or
+// exited 0 (it read the "done" written before the KILL first).
+func reapWatchdog() {
+	for _, pid := range proc.Host().Children(os.Getpid()) {
+		if st, err := proc.Host().Stat(pid); err != nil || st.Comm != "tether-watchdog" {
+			continue
+		}
+		var ws syscall.WaitStatus
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+			fmt.Println("error -1 wait for watchdog", pid, err)
+		} else if !(ws.Signaled() && ws.Signal() == syscall.SIGKILL) && !(ws.Exited() && ws.ExitStatus() == 0) {
+			fmt.Println("error -1 watchdog", pid, "ended otherwise than by KILL or its exit 0:", ws)
+		}
+	}
 }
 
 // commandEnv is the environment entry that has modeSupervise run args.
@@ -256,7 +277,12 @@ func (s *supervision) result(t *testing.T) (status int, zombies []int, before []
 			if err != nil {
 				t.Fatalf("helper said %q, want status N", line)
 			}
-			_, z := s.upTo(t, "zombies")
+			between, z := s.upTo(t, "zombies")
+			for _, l := range between {
+				if strings.HasPrefix(l, "error ") {
+					t.Errorf("after Supervise returned: %s", l)
+				}
+			}
 			return status, pidsIn(z), before
 		}
 		before = append(before, line)

@@ -37,6 +37,7 @@ func (wd *Watchdog) PID() int             { return 0 }
 func (wd *Watchdog) Reaped()              {}
 func (wd *Watchdog) Alive() bool          { return false }
 func (wd *Watchdog) Stop()                {}
+func (wd *Watchdog) StopExiting()         {}
 func (wd *Watchdog) Group(int)            {}
 func (wd *Watchdog) GroupGone()           {}
 func (wd *Watchdog) Cgroup(string)        {}
