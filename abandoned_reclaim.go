@@ -23,11 +23,7 @@ func runPSAbandoned(c *cli.Context) error {
 	}
 	now := time.Now()
 	if c.Bool("json") {
-		rows := make([]abandonedJSON, len(trees))
-		for i, t := range trees {
-			rows[i] = abandonedToJSON(t, now)
-		}
-		err = writeJSON(c.App.Writer, rows)
+		err = writeJSON(c.App.Writer, abandonedRows(trees, now))
 	} else {
 		err = writeAbandoned(c.App.Writer, trees, now)
 	}
@@ -72,7 +68,7 @@ func runReclaimAbandoned(c *cli.Context) error {
 	var rows []abandonedEndJSON
 	if dry {
 		for _, t := range trees {
-			rows = append(rows, abandonedEndJSON{abandonedJSON: abandonedToJSON(t, now), Outcome: "would-end"})
+			rows = append(rows, wouldEnd(t, now))
 		}
 	} else {
 		for _, e := range reclaim.EndAbandoned(c.Context, trees, reclaim.AbandonedAction{Signal: sig, Grace: grace, AnyUser: anyUser}) {
@@ -80,10 +76,7 @@ func runReclaimAbandoned(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
-		err = writeJSON(c.App.Writer, struct {
-			DryRun bool               `json:"dry_run"`
-			Trees  []abandonedEndJSON `json:"trees"`
-		}{dry, append([]abandonedEndJSON{}, rows...)})
+		err = writeJSON(c.App.Writer, abandonedEndsJSON(dry, rows))
 	} else {
 		err = writeAbandonedEnds(c.App.Writer, rows, dry)
 	}
@@ -96,6 +89,29 @@ func runReclaimAbandoned(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// abandonedRows is what tether ps --abandoned --json prints: a row a
+// tree.
+func abandonedRows(trees []reclaim.Abandoned, now time.Time) []abandonedJSON {
+	rows := make([]abandonedJSON, len(trees))
+	for i, t := range trees {
+		rows[i] = abandonedToJSON(t, now)
+	}
+	return rows
+}
+
+// abandonedEndsJSON is what tether reclaim --abandoned --json prints.
+func abandonedEndsJSON(dry bool, rows []abandonedEndJSON) any {
+	return struct {
+		DryRun bool               `json:"dry_run"`
+		Trees  []abandonedEndJSON `json:"trees"`
+	}{dry, append([]abandonedEndJSON{}, rows...)}
+}
+
+// wouldEnd is the row of a tree a dry run would end.
+func wouldEnd(t reclaim.Abandoned, now time.Time) abandonedEndJSON {
+	return abandonedEndJSON{abandonedJSON: abandonedToJSON(t, now), Outcome: "would-end"}
 }
 
 func endRow(e reclaim.AbandonedEnd, now time.Time) abandonedEndJSON {

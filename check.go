@@ -78,10 +78,7 @@ func runCheck(c *cli.Context) error {
 		managed = engines.Of(pid)
 	}
 	if c.Bool("json") {
-		err = writeJSON(c.App.Writer, struct {
-			probe.Report
-			Manager *reclaim.Manager `json:"manager,omitempty"`
-		}{r, managed})
+		err = writeJSON(c.App.Writer, checkJSON(r, managed))
 	} else {
 		line := formatReport(r, colorOn(c.App.Writer))
 		if m := managedText(managed); m != "" {
@@ -93,6 +90,15 @@ func runCheck(c *cli.Context) error {
 		return failf("tether check: write report: %v", err)
 	}
 	return cli.Exit("", checkStatus(r.Verdict))
+}
+
+// checkJSON is what tether check --json prints: the report, and who
+// runs the process when it is not tether's.
+func checkJSON(r probe.Report, managed *reclaim.Manager) any {
+	return struct {
+		probe.Report
+		Manager *reclaim.Manager `json:"manager,omitempty"`
+	}{r, managed}
 }
 
 // checkStatus is tether check's exit status for a verdict.

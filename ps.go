@@ -64,14 +64,7 @@ func runPS(c *cli.Context) error {
 		others[i] = psOther{OtherHolder: o, Why: otherText(o)}
 	}
 	if c.Bool("json") {
-		rows := make([]any, 0, len(entries)+len(others))
-		for _, e := range entries {
-			rows = append(rows, e)
-		}
-		for _, o := range others {
-			rows = append(rows, o)
-		}
-		err = writeJSON(c.App.Writer, rows)
+		err = writeJSON(c.App.Writer, psJSON(entries, others))
 	} else {
 		err = writePS(c.App.Writer, entries, others)
 	}
@@ -79,6 +72,19 @@ func runPS(c *cli.Context) error {
 		return failf("tether ps: write: %v", err)
 	}
 	return nil
+}
+
+// psJSON is what tether ps --json prints: the processes listed, then
+// the holders of the ports asked about that the listing leaves out.
+func psJSON(entries []psEntry, others []psOther) []any {
+	rows := make([]any, 0, len(entries)+len(others))
+	for _, e := range entries {
+		rows = append(rows, e)
+	}
+	for _, o := range others {
+		rows = append(rows, o)
+	}
+	return rows
 }
 
 // psOther is a row of tether ps --json --port for a holder the listing

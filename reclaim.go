@@ -118,14 +118,10 @@ func reclaimWith(c *cli.Context, f reclaim.Filter, cmd string) error {
 // reportReclaim writes the report of a reclaim and gives its exit
 // status: 1 unless every selected process is gone and every port free.
 func reportReclaim(c *cli.Context, f reclaim.Filter, act reclaim.Action, sum reclaim.Summary, cmd string) error {
-	rep := reclaimReport{DryRun: act.DryRun, Summary: sum}
-	if len(f.Ports) > 0 {
-		free := sum.PortsFree()
-		rep.Free = &free
-	}
+	rep := newReclaimReport(f, act, sum)
 	var err error
 	if c.Bool("json") {
-		err = writeJSON(c.App.Writer, rep)
+		err = writeJSON(c.App.Writer, reclaimJSON(rep))
 	} else {
 		err = writeReclaim(c.App.Writer, rep)
 	}
@@ -140,6 +136,20 @@ func reportReclaim(c *cli.Context, f reclaim.Filter, act reclaim.Action, sum rec
 	}
 	return nil
 }
+
+// newReclaimReport is the report of a reclaim of f by act.
+func newReclaimReport(f reclaim.Filter, act reclaim.Action, sum reclaim.Summary) reclaimReport {
+	rep := reclaimReport{DryRun: act.DryRun, Summary: sum}
+	if len(f.Ports) > 0 {
+		free := sum.PortsFree()
+		rep.Free = &free
+	}
+	return rep
+}
+
+// reclaimJSON is what tether reclaim --json (and tether free --json)
+// prints of rep.
+func reclaimJSON(rep reclaimReport) any { return rep }
 
 // heldByForeign are the ports a foreign holder, left for want of
 // --foreign, still holds.

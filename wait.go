@@ -69,6 +69,16 @@ type waitReport struct {
 	Targets   []readiness.Target `json:"targets,omitempty"`
 }
 
+// waitJSON is what tether wait --json prints of res, a wait that took
+// elapsed.
+func waitJSON(res readiness.Result, elapsed time.Duration) waitReport {
+	rep := waitReport{Ready: res.Ready, PIDGone: res.PIDGone, TimedOut: !res.Ready && !res.PIDGone, ElapsedMS: elapsed.Milliseconds(), Ports: res.Ports, Targets: res.Targets}
+	if rep.Ports == nil {
+		rep.Ports = []readiness.Port{}
+	}
+	return rep
+}
+
 // waitSpecFrom is what tether wait was asked, each flag checked here so
 // that a bad value is named by its flag.
 func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
@@ -205,10 +215,7 @@ func runWait(c *cli.Context) error {
 		return failf("tether wait: %v", err)
 	}
 	ready, gone := res.Ready, res.PIDGone
-	rep := waitReport{Ready: ready, PIDGone: gone, TimedOut: !ready && !gone, ElapsedMS: time.Since(start).Milliseconds(), Ports: res.Ports, Targets: res.Targets}
-	if rep.Ports == nil {
-		rep.Ports = []readiness.Port{}
-	}
+	rep := waitJSON(res, time.Since(start))
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else if ready {
