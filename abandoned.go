@@ -70,12 +70,12 @@ func leftOutText(why reclaim.AbandonedWhy) string {
 
 // abandonedJSON is one tree in --json.
 type abandonedJSON struct {
-	PID           int                `json:"pid"`
-	StartTime     uint64             `json:"start_time"`
-	AgeSeconds    int64              `json:"age_seconds"`
-	ResidentBytes uint64             `json:"resident_bytes"`
-	Ports         []reclaim.Listener `json:"ports,omitempty"`
-	Members       []memberJSON       `json:"members"`
+	PID           int            `json:"pid"`
+	StartTime     uint64         `json:"start_time"`
+	AgeSeconds    int64          `json:"age_seconds"`
+	ResidentBytes uint64         `json:"resident_bytes"`
+	Ports         []listenerJSON `json:"ports,omitempty"`
+	Members       []memberJSON   `json:"members"`
 }
 
 type memberJSON struct {
@@ -88,7 +88,7 @@ type memberJSON struct {
 }
 
 func abandonedToJSON(t reclaim.Abandoned, now time.Time) abandonedJSON {
-	j := abandonedJSON{PID: t.Root.PID, StartTime: t.Root.StartTime, ResidentBytes: t.Resident(), Ports: t.Ports}
+	j := abandonedJSON{PID: t.Root.PID, StartTime: t.Root.StartTime, ResidentBytes: t.Resident(), Ports: listenersOf(t.Ports)}
 	if !t.Started.IsZero() {
 		j.AgeSeconds = int64(now.Sub(t.Started) / time.Second)
 	}
@@ -158,16 +158,29 @@ func commandText(args []string) string {
 	return sanitize(strings.TrimRight(strings.Join(args, " "), " "))
 }
 
+// portsText is listeners as ps shows them: "tcp/8080,udp/5353"; "-"
+// for none.
 func portsText(ls []reclaim.Listener) string {
 	if len(ls) == 0 {
 		return "-"
 	}
 	var ps []string
 	for _, l := range ls {
-		ps = append(ps, l.Proto+"/"+strconv.Itoa(int(l.Port)))
+		ps = append(ps, protoPort(l.Proto, l.Port))
 	}
 	return strings.Join(ps, ",")
 }
+
+// rowPortsText is portsText of the listeners of a row of --abandoned.
+func rowPortsText(ls []listenerJSON) string {
+	var ps []string
+	for _, l := range ls {
+		ps = append(ps, protoPort(l.Proto, l.Port))
+	}
+	return strings.Join(ps, ",")
+}
+
+func protoPort(proto string, port uint16) string { return proto + "/" + strconv.Itoa(int(port)) }
 
 // memory is short, as ps and top show it: 840K, 37M, 1.2G.
 func memory(b uint64) string {

@@ -147,7 +147,7 @@ func writeAbandonedEnds(w io.Writer, rows []abandonedEndJSON, dry bool) error {
 		}
 		fmt.Fprintf(&b, "%d %s (%d processes, %s", r.PID, strings.Join(names, " > "), len(r.Members), memory(r.ResidentBytes))
 		if len(r.Ports) > 0 {
-			fmt.Fprintf(&b, ", %s", portsText(r.Ports))
+			fmt.Fprintf(&b, ", %s", rowPortsText(r.Ports))
 		}
 		b.WriteString("): ")
 		switch r.Outcome {

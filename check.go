@@ -92,15 +92,6 @@ func runCheck(c *cli.Context) error {
 	return cli.Exit("", checkStatus(r.Verdict))
 }
 
-// checkJSON is what tether check --json prints: the report, and who
-// runs the process when it is not tether's.
-func checkJSON(r probe.Report, managed *reclaim.Manager) any {
-	return struct {
-		probe.Report
-		Manager *reclaim.Manager `json:"manager,omitempty"`
-	}{r, managed}
-}
-
 // checkStatus is tether check's exit status for a verdict.
 func checkStatus(v probe.Verdict) int {
 	switch v {

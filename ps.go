@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -30,10 +29,10 @@ func psCommand() *cli.Command {
 	}
 }
 
-// psEntry is one row of tether ps --json.
+// psEntry is a process listed, and its age.
 type psEntry struct {
 	reclaim.Process
-	AgeSeconds int64 `json:"age_seconds"`
+	AgeSeconds int64
 }
 
 func runPS(c *cli.Context) error {
@@ -74,37 +73,11 @@ func runPS(c *cli.Context) error {
 	return nil
 }
 
-// psJSON is what tether ps --json prints: the processes listed, then
-// the holders of the ports asked about that the listing leaves out.
-func psJSON(entries []psEntry, others []psOther) []any {
-	rows := make([]any, 0, len(entries)+len(others))
-	for _, e := range entries {
-		rows = append(rows, e)
-	}
-	for _, o := range others {
-		rows = append(rows, o)
-	}
-	return rows
-}
-
-// psOther is a row of tether ps --json --port for a holder the listing
-// leaves out: its port, PID (0 when out of sight), uid, the kind of
-// reason (left_out) and the words.
+// psOther is a holder of a port asked about that the listing leaves
+// out, and the words that say who it is and what would show it.
 type psOther struct {
 	reclaim.OtherHolder
-	Why string `json:"why"`
-}
-
-// MarshalJSON names the reason left_out, beside the rows of the
-// processes listed, whose reason field is their verdict's.
-func (o psOther) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Port    uint16 `json:"port"`
-		PID     int    `json:"pid,omitempty"`
-		UID     int    `json:"uid"`
-		LeftOut string `json:"left_out"`
-		Why     string `json:"why"`
-	}{o.Port, o.PID, o.UID, string(o.Reason), o.Why})
+	Why string
 }
 
 // otherText says who holds a port that the listing leaves out, and

@@ -49,13 +49,14 @@ func reclaimCommand() *cli.Command {
 // supervisord within one.
 const defaultSettle = 500 * time.Millisecond
 
-// reclaimReport is tether reclaim --json.
+// reclaimReport is what tether reclaim reports: what the reclaim did,
+// whether it was a dry run and, with --port, whether every port is free.
 type reclaimReport struct {
-	DryRun bool `json:"dry_run"`
+	DryRun bool
 	reclaim.Summary
 	// Free, with --port: every port is free now (after a dry run: would
 	// be), which is what exit status 0 then says.
-	Free *bool `json:"free,omitempty"`
+	Free *bool
 }
 
 func runReclaim(c *cli.Context) error {
@@ -146,10 +147,6 @@ func newReclaimReport(f reclaim.Filter, act reclaim.Action, sum reclaim.Summary)
 	}
 	return rep
 }
-
-// reclaimJSON is what tether reclaim --json (and tether free --json)
-// prints of rep.
-func reclaimJSON(rep reclaimReport) any { return rep }
 
 // heldByForeign are the ports a foreign holder, left for want of
 // --foreign, still holds.

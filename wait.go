@@ -59,26 +59,6 @@ func waitCommand() *cli.Command {
 	}
 }
 
-// waitReport is tether wait --json.
-type waitReport struct {
-	Ready     bool               `json:"ready"`
-	PIDGone   bool               `json:"pid_gone,omitempty"`
-	TimedOut  bool               `json:"timed_out,omitempty"`
-	ElapsedMS int64              `json:"elapsed_ms"`
-	Ports     []readiness.Port   `json:"ports"`
-	Targets   []readiness.Target `json:"targets,omitempty"`
-}
-
-// waitJSON is what tether wait --json prints of res, a wait that took
-// elapsed.
-func waitJSON(res readiness.Result, elapsed time.Duration) waitReport {
-	rep := waitReport{Ready: res.Ready, PIDGone: res.PIDGone, TimedOut: !res.Ready && !res.PIDGone, ElapsedMS: elapsed.Milliseconds(), Ports: res.Ports, Targets: res.Targets}
-	if rep.Ports == nil {
-		rep.Ports = []readiness.Port{}
-	}
-	return rep
-}
-
 // waitSpecFrom is what tether wait was asked, each flag checked here so
 // that a bad value is named by its flag.
 func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
@@ -215,11 +195,10 @@ func runWait(c *cli.Context) error {
 		return failf("tether wait: %v", err)
 	}
 	ready, gone := res.Ready, res.PIDGone
-	rep := waitJSON(res, time.Since(start))
 	if c.Bool("json") {
-		err = writeJSON(c.App.Writer, rep)
+		err = writeJSON(c.App.Writer, waitJSON(res, time.Since(start)))
 	} else if ready {
-		err = writeWait(c.App.Writer, s, rep.Ports, rep.Targets)
+		err = writeWait(c.App.Writer, s, res.Ports, res.Targets)
 	}
 	if err != nil {
 		return failf("tether wait: write: %v", err)
@@ -228,9 +207,9 @@ func runWait(c *cli.Context) error {
 	case ready:
 		return nil
 	case gone:
-		return cli.Exit(fmt.Sprintf("tether wait: PID %d is gone; %s", s.PID, missing(s, rep.Ports, rep.Targets)), exitPIDGone)
+		return cli.Exit(fmt.Sprintf("tether wait: PID %d is gone; %s", s.PID, missing(s, res.Ports, res.Targets)), exitPIDGone)
 	}
-	return cli.Exit(fmt.Sprintf("tether wait: timed out after %v; %s", s.Timeout, missing(s, rep.Ports, rep.Targets)), exitTimedOut)
+	return cli.Exit(fmt.Sprintf("tether wait: timed out after %v; %s", s.Timeout, missing(s, res.Ports, res.Targets)), exitTimedOut)
 }
 
 // ownedFrom decides whose listeners count. With --pid, only those of
