@@ -47,10 +47,28 @@ func TestCheckBadInput(t *testing.T) {
 	}
 }
 
-func checkJSON(t *testing.T, env []string, args ...string) (probe.Report, int) {
+// checkReport is what the tests read of tether check --json, and of a
+// row of ps --json, as a script reads it: the CLI's JSON, not a library
+// type.
+type checkReport struct {
+	PID        int           `json:"pid"`
+	Verdict    probe.Verdict `json:"verdict"`
+	Tethered   bool          `json:"tethered"`
+	Reason     string        `json:"reason"`
+	Name       string        `json:"name"`
+	RunID      string        `json:"run_id"`
+	Container  string        `json:"container"` // "cgroup:PATH", "pidns:init=PID", "record:RUNID"; "" for none
+	Supervisor *struct {
+		PID     int                   `json:"pid"`
+		State   probe.SupervisorState `json:"state"`
+		HostPID int                   `json:"host_pid"`
+	} `json:"supervisor"`
+}
+
+func checkJSON(t *testing.T, env []string, args ...string) (checkReport, int) {
 	t.Helper()
 	r := tether(t, env, append([]string{"check", "--json"}, args...)...)
-	var rep probe.Report
+	var rep checkReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("check --json %q: %v; stdout %q stderr %q; want a JSON report", args, err, r.stdout, r.stderr)
 	}
@@ -173,7 +191,7 @@ func TestCheckUnverifiableAsOtherUser(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	cmd.Dir = "/"
 	r := tetherCmd(t, cmd, nil)
-	var rep probe.Report
+	var rep checkReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("check --json as uid 65534: %+v: %v; want a JSON report", r, err)
 	}

@@ -290,7 +290,7 @@ func TestContainedMembersAreTethered(t *testing.T) {
 			runID := ""
 			for _, m := range ms {
 				rep, _ := checkJSON(t, nil, itoa(m.PID))
-				if !rep.Tethered || rep.Verdict != probe.Supervised || rep.Name != name || rep.Container == nil || !strings.HasPrefix(rep.Container.String(), mode+":") {
+				if !rep.Tethered || rep.Verdict != probe.Supervised || rep.Name != name || !strings.HasPrefix(rep.Container, mode+":") {
 					t.Errorf("check %d: %+v; want tethered, supervised, name %s, by its %s", m.PID, rep, name, mode)
 				}
 				if runID == "" {
@@ -494,7 +494,7 @@ func TestReclaimStrandedContained(t *testing.T) {
 	})
 	for _, m := range ms {
 		rep, _ := checkJSON(t, nil, itoa(m.PID))
-		if rep.Verdict != probe.Stranded || rep.Name != name || (rep.Container == nil || rep.Container.Kind != probe.InCgroup) {
+		if rep.Verdict != probe.Stranded || rep.Name != name || !strings.HasPrefix(rep.Container, "cgroup:") {
 			t.Errorf("check %d: %+v; want stranded, name %s, by its cgroup", m.PID, rep, name)
 		}
 	}

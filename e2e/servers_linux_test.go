@@ -452,12 +452,12 @@ func TestServerRenamedByRecord(t *testing.T) {
 // supervised, of the run name, known by its run's record.
 func wantSupervisedByRecord(t *testing.T, pid int, name string) {
 	t.Helper()
-	var rep probe.Report
+	var rep checkReport
 	var code int
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		rep, code = checkJSON(t, nil, itoa(pid))
-		if code == 0 && rep.Verdict == probe.Supervised && rep.Name == name && rep.Container != nil && rep.Container.Kind == probe.ByRecord {
+		if code == 0 && rep.Verdict == probe.Supervised && rep.Name == name && strings.HasPrefix(rep.Container, "record:") {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -509,14 +509,14 @@ func ownHolders(hs []holder) []holder {
 }
 
 // psJSON is tether ps --json with args, by PID.
-func psJSON(t *testing.T, args ...string) map[int]probe.Report {
+func psJSON(t *testing.T, args ...string) map[int]checkReport {
 	t.Helper()
 	r := tether(t, nil, append([]string{"ps", "--json"}, args...)...)
-	var reps []probe.Report
+	var reps []checkReport
 	if err := json.Unmarshal([]byte(r.stdout), &reps); err != nil || r.code != 0 {
 		t.Fatalf("ps --json %v: exit %d, %v: %q %q", args, r.code, err, r.stdout, r.stderr)
 	}
-	byPID := map[int]probe.Report{}
+	byPID := map[int]checkReport{}
 	for _, rep := range reps {
 		byPID[rep.PID] = rep
 	}
@@ -676,7 +676,7 @@ func containedReclaim(t *testing.T, tr *running, port string, hs []holder, ms []
 	// A renamed server is known by its cgroup ("container"); one that
 	// kept its environment by its own markers, and check names no
 	// container then.
-	byGroup := rep.Container != nil && rep.Container.Kind == probe.InCgroup && strings.HasSuffix(rep.Container.Cgroup, "/"+filepath.Base(group))
+	byGroup := strings.HasPrefix(rep.Container, "cgroup:") && strings.HasSuffix(rep.Container, "/"+filepath.Base(group))
 	if code != 0 || rep.Verdict != probe.Supervised || renamed && !byGroup {
 		t.Errorf("check %d: exit %d, %+v; want supervised (renamed %v: by its cgroup %s)", hs[0].PID, code, rep, renamed, group)
 	}

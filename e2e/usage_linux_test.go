@@ -11,7 +11,6 @@ import (
 	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
-	"github.com/tetherproc/tether/reclaim"
 )
 
 // Small contradictions of the command line, each as a user meets it.
@@ -86,7 +85,7 @@ func TestPSPortShowsForeignHolder(t *testing.T) {
 		t.Errorf("ps --port %s: exit %d, %q; want the foreign holder %d listed as foreign", port, r.code, r.stdout, p.PID())
 	}
 	r = tether(t, nil, "ps", "--json", "--port", port)
-	var rows []reclaim.Process
+	var rows []checkReport
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0].PID != p.PID() || rows[0].Verdict != probe.Foreign {
 		t.Errorf("ps --json --port %s: %v, %q; want one row, %d, foreign", port, err, r.stdout, p.PID())
 	}

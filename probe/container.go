@@ -1,10 +1,6 @@
 package probe
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // Container is what tied a process without markers of its own (cleared,
 // or written over by a new process title) to its run: the run's cgroup,
@@ -37,8 +33,8 @@ const (
 	ByRecord
 )
 
-// String formats c as tether check writes it and as it stands in JSON:
-// "cgroup:PATH", "pidns:init=PID" or "record:RUNID".
+// String formats c as "cgroup:PATH", "pidns:init=PID" or
+// "record:RUNID"; "" for a container of no kind.
 func (c Container) String() string {
 	switch c.Kind {
 	case InCgroup:
@@ -49,33 +45,4 @@ func (c Container) String() string {
 		return "record:" + c.RunID
 	}
 	return ""
-}
-
-// MarshalText writes c as String does.
-func (c Container) MarshalText() ([]byte, error) {
-	if c.Kind < InCgroup || c.Kind > ByRecord {
-		return nil, fmt.Errorf("probe: container of unknown kind %d", c.Kind)
-	}
-	return []byte(c.String()), nil
-}
-
-// UnmarshalText reads what MarshalText writes (tether check --json's
-// "container").
-func (c *Container) UnmarshalText(b []byte) error {
-	s := string(b)
-	if path, ok := strings.CutPrefix(s, "cgroup:"); ok && path != "" {
-		*c = Container{Kind: InCgroup, Cgroup: path}
-		return nil
-	}
-	if v, ok := strings.CutPrefix(s, "pidns:init="); ok {
-		if pid, err := strconv.Atoi(v); err == nil && pid > 0 {
-			*c = Container{Kind: InPIDNamespace, Init: pid}
-			return nil
-		}
-	}
-	if id, ok := strings.CutPrefix(s, "record:"); ok && id != "" {
-		*c = Container{Kind: ByRecord, RunID: id}
-		return nil
-	}
-	return fmt.Errorf("probe: container %q: want cgroup:PATH, pidns:init=PID or record:RUNID", s)
 }

@@ -6,50 +6,49 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 )
 
-// Report is everything [Check] learned about one PID, and the object
-// tether check --json prints. Fields that could not be learned are left
-// zero (UID and Supervisor nil) and omitted from JSON.
+// Report is everything [Check] learned about one PID. Fields that could
+// not be learned are left zero (UID and Supervisor nil).
 type Report struct {
-	PID      int     `json:"pid"`      // the PID asked about
-	Verdict  Verdict `json:"verdict"`  // what the process is
-	Tethered bool    `json:"tethered"` // Verdict is Supervised or Stranded
+	PID      int     // the PID asked about
+	Verdict  Verdict // what the process is
+	Tethered bool    // Verdict is Supervised or Stranded
 	// Reason explains a verdict other than supervised: why it is foreign,
 	// why it is stranded, what could not be read.
-	Reason string `json:"reason,omitempty"`
+	Reason string
 
-	PPID      int    `json:"ppid,omitempty"`       // its parent
-	PGID      int    `json:"pgid,omitempty"`       // its process group
-	UID       *int   `json:"uid,omitempty"`        // its real user id
-	StartTime uint64 `json:"start_time,omitempty"` // as in procid.ID: only compared for equality
-	Comm      string `json:"comm,omitempty"`       // the kernel's command name (15 bytes on Linux)
+	PPID      int    // its parent
+	PGID      int    // its process group
+	UID       *int   // its real user id
+	StartTime uint64 // as in procid.ID: only compared for equality
+	Comm      string // the kernel's command name (15 bytes on Linux)
 
 	// Name and RunID are the values of the name variable and
 	// TETHER_RUN_ID, when the environment holds them.
-	Name  string `json:"name,omitempty"`
-	RunID string `json:"run_id,omitempty"`
+	Name  string
+	RunID string
 	// Container is what tied a process without markers of its own to
 	// its run (its cgroup, its PID namespace's init, its run's record);
 	// Name, RunID and Supervisor are then the container's or the
-	// record's. In JSON: "cgroup:PATH", "pidns:init=PID", "record:RUNID".
-	Container *Container `json:"container,omitempty"`
+	// record's.
+	Container *Container
 	// Supervisor is what became of the process TETHER_SUPERVISOR names.
-	Supervisor *SupervisorReport `json:"supervisor,omitempty"`
+	Supervisor *SupervisorReport
 	// Command is the command line, for display only: a process can
 	// rewrite it, and it is never trusted.
-	Command []string `json:"command,omitempty"`
+	Command []string
 }
 
 // SupervisorReport describes the process named by TETHER_SUPERVISOR: the
 // supervisor stamped (a procid.ID), and what became of it.
 type SupervisorReport struct {
-	PID       int             `json:"pid"`
-	StartTime uint64          `json:"start_time"`
-	State     SupervisorState `json:"state"` // only Alive and Unknown keep a process supervised
+	PID       int
+	StartTime uint64
+	State     SupervisorState // only Alive and Unknown keep a process supervised
 	// Namespace is the PID namespace PID is read in, when it is not the
 	// reader's, and HostPID the supervisor's PID as the reader sees it,
 	// when it was found there.
-	Namespace uint64 `json:"pid_namespace,omitempty"`
-	HostPID   int    `json:"host_pid,omitempty"`
+	Namespace uint64
+	HostPID   int
 }
 
 // Started is when the process started, from StartTime (clock ticks since

@@ -5,12 +5,12 @@ package reclaim
 // port needs to know to free it. The words are the caller's to choose;
 // the [Result] of the same PID, or the [Retaker], has the details.
 type LeftHolder struct {
-	Why LeftWhy `json:"why"`
+	Why LeftWhy
 	// PID is the holder's; 0 for one out of sight (LeftOutOfSight).
-	PID int `json:"pid,omitempty"`
+	PID int
 	// UID is the owner of the socket whose holder is out of sight (0,
 	// root, is one); nil for a holder in sight.
-	UID *int `json:"uid,omitempty"`
+	UID *int
 }
 
 // LeftWhy is why a holder of a port was left holding it.

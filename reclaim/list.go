@@ -23,10 +23,10 @@ type Listing struct {
 // [OutOfSight]: another user's process whose descriptors cannot be read,
 // PID 0).
 type OtherHolder struct {
-	Port   uint16 `json:"port"`
-	PID    int    `json:"pid,omitempty"`
-	UID    int    `json:"uid"`
-	Reason Reason `json:"reason"`
+	Port   uint16
+	PID    int
+	UID    int
+	Reason Reason
 }
 
 // OutOfSight: a socket on a port asked about whose holder cannot be

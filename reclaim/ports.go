@@ -17,8 +17,8 @@ import (
 //	Proto string     // "tcp" or "udp"
 //	Addr  netip.Addr // the local address; unspecified for all of them
 //	Port  uint16     // the local port
-//	UID   int        // the socket's owner; not in the JSON
-//	Inode uint64     // the inode its holders' fds name; not in the JSON
+//	UID   int        // the socket's owner
+//	Inode uint64     // the inode its holders' fds name
 type Listener = sockets.Listener
 
 // Manager is who runs a holder of a port when it is not its own: a
@@ -96,18 +96,18 @@ type EngineError = engines.Error
 // processes seen holding it. A port can be held with no holder in sight:
 // another user's process, whose fd table cannot be read.
 type PortState struct {
-	Port    uint16 `json:"port"`
-	Free    bool   `json:"free"`              // nothing serves it, in sight or out of it
-	Holders []int  `json:"holders,omitempty"` // the PIDs seen holding it
+	Port    uint16
+	Free    bool  // nothing serves it, in sight or out of it
+	Holders []int // the PIDs seen holding it
 	// Hidden are the owners (uids) of sockets on the port whose holding
 	// process could not be seen.
-	Hidden []int `json:"hidden_owners,omitempty"`
+	Hidden []int
 	// Left is, for a port that is held after a reclaim (or would be
 	// after a dry run), each holder left and why.
-	Left []LeftHolder `json:"left,omitempty"`
+	Left []LeftHolder
 	// Again are the processes that took the port again after the
 	// reclaim freed it, within [Action.Settle].
-	Again []Retaker `json:"taken_again,omitempty"`
+	Again []Retaker
 }
 
 // portStates tells, per port, whether anything serves it, which visible

@@ -11,8 +11,8 @@ import (
 // Summary is what one reclaim did: every process found, with what became
 // of it, and with Ports, what serves each port afterwards.
 type Summary struct {
-	Results []Result    `json:"results"`         // every process found, by PID
-	Ports   []PortState `json:"ports,omitempty"` // with Filter.Ports: each port after the reclaim
+	Results []Result    // every process found, by PID
+	Ports   []PortState // with Filter.Ports: each port after the reclaim
 }
 
 // AllGone reports whether every selected process is gone: with

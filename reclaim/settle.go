@@ -18,16 +18,16 @@ import (
 // moment again; what stops it for good is its starter, which tether
 // names and does not signal.
 type Retaker struct {
-	PID     int      `json:"pid"`
-	Command []string `json:"command,omitempty"`
+	PID     int
+	Command []string
 	// After is how long after the port was seen free it was taken again.
-	After time.Duration `json:"after_ns"`
+	After time.Duration
 	// Parent is the process that started it, and its command line.
-	Parent        int      `json:"parent_pid,omitempty"`
-	ParentCommand []string `json:"parent_command,omitempty"`
+	Parent        int
+	ParentCommand []string
 	// Manager is who runs it when a container engine, a service manager
 	// or a process manager does (then its command stops it for good).
-	Manager *Manager `json:"manager,omitempty"`
+	Manager *Manager
 }
 
 // settleStep is how often a freed port is looked at again.

@@ -19,14 +19,14 @@ type Process struct {
 	probe.Report
 	// Ports are the listeners it holds: of the ports asked about, or all
 	// of them when listing.
-	Ports []Listener `json:"ports,omitempty"`
+	Ports []Listener
 	// Protected says why it is never signalled: PID 1, tether itself or
 	// one of its ancestors.
-	Protected string `json:"protected,omitempty"`
+	Protected string
 	// Manager is who runs a holder of a port tether did not start, when
 	// a container engine or a service manager does: such a holder is
 	// stopped through its engine, or never signalled.
-	Manager *Manager `json:"manager,omitempty"`
+	Manager *Manager
 	// identity tells this process apart from any later holder of its PID
 	// where the kernel can (pidfs inode numbers); 0 elsewhere.
 	identity uint64

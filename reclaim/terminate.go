@@ -59,14 +59,14 @@ const (
 // Result is one process and what was done to it.
 type Result struct {
 	Process
-	Selected bool    `json:"selected"`      // the filter selected it for termination
-	Outcome  Outcome `json:"outcome"`       // what became of it
-	Why      string  `json:"why,omitempty"` // why it was skipped, changed, failed or survived
+	Selected bool    // the filter selected it for termination
+	Outcome  Outcome // what became of it
+	Why      string  // why it was skipped, changed, failed or survived
 	// Reason is the kind of reason a Skipped (or Changed, no longer
 	// selected) process was left out; "" for another outcome. Why says it
 	// in words, and names no flag: a caller renders what would include it.
-	Reason  Reason `json:"-"`
-	Signals []Sent `json:"signals,omitempty"` // what was sent, in order: TERM, KILL
+	Reason  Reason
+	Signals []Sent // what was sent, in order: TERM, KILL
 }
 
 // ended reports whether the process is gone, by tether's hand or its own.
