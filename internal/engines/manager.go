@@ -8,37 +8,37 @@ import (
 // Manager is who runs a process when it is not its own: a container
 // engine or a service manager.
 type Manager struct {
-	Kind    Kind   `json:"kind"`                      // Container, Unit or ProcessManager
-	Engine  string `json:"engine,omitempty"`          // "Docker", "Podman", "containerd" or "Kubernetes" (Container); "pm2" or "supervisord" (ProcessManager)
-	ID      string `json:"id,omitempty"`              // the container's full id (Container)
-	Name    string `json:"name,omitempty"`            // the container's name ("tb1"), the unit's ("nginx.service"), or the program's as its process manager calls it
-	Image   string `json:"image,omitempty"`           // the container's image ("bb:1")
-	Project string `json:"compose_project,omitempty"` // com.docker.compose.project label, when set
-	Service string `json:"compose_service,omitempty"` // com.docker.compose.service label, when set
-	User    bool   `json:"user,omitempty"`            // a user's unit (under user@UID.service): systemctl --user
+	Kind    Kind   // Container, Unit or ProcessManager
+	Engine  string // "Docker", "Podman", "containerd" or "Kubernetes" (Container); "pm2" or "supervisord" (ProcessManager)
+	ID      string // the container's full id (Container)
+	Name    string // the container's name ("tb1"), the unit's ("nginx.service"), or the program's as its process manager calls it
+	Image   string // the container's image ("bb:1")
+	Project string // com.docker.compose.project label, when set
+	Service string // com.docker.compose.service label, when set
+	User    bool   // a user's unit (under user@UID.service): systemctl --user
 	// Rootless says the container is a user's own engine's, run
 	// without root (rootless Podman, rootless Docker).
-	Rootless bool `json:"rootless,omitempty"`
+	Rootless bool
 	// UID is the user whose unit it is (User), whose rootless engine
 	// runs the container (Rootless), or who runs the process manager.
-	UID int `json:"uid,omitempty"`
+	UID int
 	// Proxy says the process is one of the engine's helpers for the
 	// container (docker-proxy, rootlessport, slirp4netns, pasta,
 	// rootlesskit, conmon), not in it; Helper names the program.
-	Proxy  bool   `json:"proxy,omitempty"`
-	Helper string `json:"helper,omitempty"`
+	Proxy  bool
+	Helper string
 	// Daemon is the PID of the process manager that runs the program
 	// (ProcessManager): its daemon, which starts the program again when
 	// it exits.
-	Daemon int `json:"daemon_pid,omitempty"`
+	Daemon int
 	// Socket is the engine's API socket the container was found through;
 	// "" when none could be asked.
-	Socket string `json:"engine_socket,omitempty"`
+	Socket string
 	// Unreachable is why the engine could not be asked (name and image
 	// are then unknown); nil when it answered. It wraps ErrGone when the
 	// engines asked know no such container (it went meanwhile),
 	// ErrNotLocal, ErrUntrusted, ErrNotAsked or an *Error.
-	Unreachable error `json:"-"`
+	Unreachable error
 
 	// api is the API version the engine at Socket answered ("1.41").
 	api string

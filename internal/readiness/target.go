@@ -25,16 +25,16 @@ func (r Remote) String() string { return hostPort(r.Host, r.Port) }
 // Target is one resource besides this machine's ports as a wait leaves
 // it: a remote TCP port, an http URL, a unix socket or a file.
 type Target struct {
-	Kind string `json:"kind"` // "tcp", "http", "socket" or "file"
-	Name string `json:"name"` // as written: db:5432, the URL, the path
+	Kind string // "tcp", "http", "socket" or "file"
+	Name string // as written: db:5432, the URL, the path
 	// Ready says that it is as the wait wants it: a connection accepted,
 	// an answer with an accepted status, a file there (with Free: none
 	// accepted, no file).
-	Ready bool `json:"ready"`
+	Ready bool
 	// Detail is what the last check found: where a connection was made,
 	// the status and the URL it came from, or why not.
-	Detail     string `json:"detail,omitempty"`
-	HTTPStatus int    `json:"http_status,omitempty"`
+	Detail     string
+	HTTPStatus int
 
 	remote Remote
 	url    URL
