@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/marker"
 )
 
 // A port held by a container or a service manager: the holder is named

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/kill"
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/marker"
 )
 
 // Kernels and sandboxes that say no: each case runs tether under a

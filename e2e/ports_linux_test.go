@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 )
 

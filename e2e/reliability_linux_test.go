@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tetherproc/tether/internal/marker"
+	"github.com/tetherproc/tether/marker"
 )
 
 // Many tether runs side by side while reclaim runs again and again: no

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/marker"
 )
 
 // Ports held through a user's own engine: rootless Podman (rootlessport,

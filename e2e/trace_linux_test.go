@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherproc/tether/internal/marker"
+	"github.com/tetherproc/tether/marker"
 )
 
 // TETHER_DEBUG=1 and --debug print one line per decision on stderr, each

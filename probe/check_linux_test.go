@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/procid"
 )

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tetherproc/tether/internal/marker"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/procid"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherproc/tether/internal/marker"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/procid"
 )

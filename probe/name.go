@@ -3,7 +3,7 @@ package probe
 import (
 	"fmt"
 
-	"github.com/tetherproc/tether/internal/marker"
+	"github.com/tetherproc/tether/marker"
 )
 
 // maxNameLen is the longest name the protocol allows.

@@ -3,7 +3,7 @@ package probe
 import (
 	"fmt"
 
-	"github.com/tetherproc/tether/internal/marker"
+	"github.com/tetherproc/tether/marker"
 )
 
 // runIDLen is the length of a run id: 128 random bits in lowercase hex.

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/procid"
 )
 

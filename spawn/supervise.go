@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
+	"github.com/tetherproc/tether/marker"
 )
 
 // containFailed is the error of a containment that could not be had.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherproc/tether/internal/marker"
+	"github.com/tetherproc/tether/marker"
 )
 
 func TestRunOf(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/kill"
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/marker"
 )
 
 // New makes the group of run runID below the calling process's own

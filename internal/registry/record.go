@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/marker"
 
 	"github.com/tetherproc/tether/procid"
 )

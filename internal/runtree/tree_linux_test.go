@@ -15,10 +15,10 @@ import (
 
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/kill"
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/internal/runtree"
+	"github.com/tetherproc/tether/marker"
 )
 
 // startRun starts script in a session of its own, with the test's

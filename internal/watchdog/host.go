@@ -15,10 +15,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/marker"
 )
 
 // A host program (spawn.Host) starts many children over its life, each a

@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tetherproc/tether/internal/marker"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/marker"
 )
 
 // The cases of the pipe protocol, run against each of its three readers:

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
-
-	"github.com/tetherproc/tether/procid"
 )
 
 // The variables of the protocol.
@@ -33,10 +31,6 @@ func IsRunID(id string) bool {
 	}
 	return true
 }
-
-// ID is a process by PID and start time, as the protocol writes it:
-// "PID:START".
-type ID = procid.ID
 
 // NewRunID returns a fresh random run id. A run id must be unique and
 // not to be guessed by another user (it is in the environment of every
