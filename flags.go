@@ -4,7 +4,7 @@ import (
 	"errors"
 	"github.com/urfave/cli/v2"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -12,13 +12,13 @@ import (
 // that reads markers takes them.
 func markerFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "marker-var", Value: probe.DefaultMarkerVar, Usage: "the marker variable, which must hold `KEY`=1"},
-		&cli.StringFlag{Name: "name-var", Value: probe.DefaultNameVar, Usage: "the variable that holds the name (`KEY`)"},
+		&cli.StringFlag{Name: "marker-var", Value: marker.DefaultMarkerVar, Usage: "the marker variable, which must hold `KEY`=1"},
+		&cli.StringFlag{Name: "name-var", Value: marker.DefaultNameVar, Usage: "the variable that holds the name (`KEY`)"},
 	}
 }
 
-func markersFrom(c *cli.Context) (probe.Markers, error) {
-	m := probe.Markers{MarkerVar: c.String("marker-var"), NameVar: c.String("name-var")}
+func markersFrom(c *cli.Context) (marker.Markers, error) {
+	m := marker.Markers{MarkerVar: c.String("marker-var"), NameVar: c.String("name-var")}
 	for _, flag := range []string{"marker-var", "name-var"} {
 		if c.IsSet(flag) && c.String(flag) == "" {
 			return m, usagef("tether %s: --%s: empty variable name", c.Command.Name, flag)
@@ -30,17 +30,14 @@ func markersFrom(c *cli.Context) (probe.Markers, error) {
 	return m, nil
 }
 
-// nameFrom reads --name, which when given is 1 to 64 characters of
-// A-Z a-z 0-9 . _ -.
+// nameFrom reads --name, which when given (even empty) must be a name
+// of the protocol (marker.ValidateName).
 func nameFrom(c *cli.Context) (string, error) {
 	name := c.String("name")
-	switch {
-	case !c.IsSet("name"):
+	if !c.IsSet("name") {
 		return name, nil
-	case name == "":
-		return "", usagef("tether %s: --name: invalid name \"\": empty (want 1-64 of A-Z a-z 0-9 . _ -)", c.Command.Name)
 	}
-	if err := (probe.Stamp{Name: name}).Validate(); err != nil {
+	if err := marker.ValidateName(name); err != nil {
 		return "", usagef("tether %s: --name: %v", c.Command.Name, err)
 	}
 	return name, nil

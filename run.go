@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
@@ -114,7 +115,7 @@ func runConfig(c *cli.Context, args []string) (spawn.Options, []uint16, error) {
 		return spawn.Options{}, nil, err
 	}
 	cfg := spawn.Options{
-		Stamp:         probe.Stamp{Name: c.String("name")},
+		Stamp:         marker.Stamp{Name: c.String("name")},
 		Markers:       m,
 		Grace:         c.Duration("grace"),
 		OutliveParent: c.Bool("outlive-parent"),

@@ -80,7 +80,7 @@ func checkJSON(t *testing.T, env []string, args ...string) (checkReport, int) {
 
 func stampEnv(t *testing.T, name string, sup procid.ID) []string {
 	t.Helper()
-	return (probe.Markers{}).Environ(nil, probe.Stamp{Name: name, Supervisor: sup, RunID: marker.NewRunID()})
+	return (marker.Markers{}).Environ(nil, marker.Stamp{Name: name, Supervisor: sup, RunID: marker.NewRunID()})
 }
 
 func selfSupervisor(t *testing.T) procid.ID {

@@ -12,7 +12,6 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
-	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -115,7 +114,7 @@ func TestReclaimManyUnderProcessLimit(t *testing.T) {
 	}
 	const n = 200
 	runID := marker.NewRunID()
-	stamp := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "many", Supervisor: procid.ID{PID: 1 << 22, StartTime: 1}, RunID: runID})
+	stamp := (marker.Markers{}).Environ(nil, marker.Stamp{Name: "many", Supervisor: procid.ID{PID: 1 << 22, StartTime: 1}, RunID: runID})
 	for i := 0; i < n; i++ {
 		cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; exec sleep 300")
 		cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...), stamp...)

@@ -60,7 +60,7 @@ func TestPIDNamespaceSupervisedFromHost(t *testing.T) {
 		"--pid", "--fork", "--kill-child", "--mount-proc", tetherBin, "run", "--name", name, "--", os.Args[0])
 	inside := readSelf(t, ns.line(t))
 	pid := hostPIDOf(t, name)
-	if inside.Env[probe.PIDNamespaceVar] == "" || !strings.HasPrefix(inside.Env[probe.SupervisorVar], "1:") {
+	if inside.Env[marker.PIDNamespaceVar] == "" || !strings.HasPrefix(inside.Env[marker.SupervisorVar], "1:") {
 		t.Fatalf("stamp inside the namespace %v; want TETHER_SUPERVISOR=1:START and TETHER_PIDNS", inside.Env)
 	}
 	rep, code := checkJSON(t, nil, strconv.Itoa(pid))

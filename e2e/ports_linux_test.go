@@ -10,7 +10,6 @@ import (
 
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
-	"github.com/tetherproc/tether/probe"
 )
 
 // Every command that takes ports takes them as users type them: -p,
@@ -60,7 +59,7 @@ func TestPortArgumentsBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	sup.StartTime++ // the test's PID with another start time: a supervisor gone
-	env := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "held", Supervisor: sup, RunID: marker.NewRunID()})
+	env := (marker.Markers{}).Environ(nil, marker.Stamp{Name: "held", Supervisor: sup, RunID: marker.NewRunID()})
 	pr, pw := pipe(t)
 	holder := proctest.Start(t, modeListen, proctest.Spec{Env: append(env, "PROCTEST_LISTEN=tcp4"), Stdout: pw})
 	pw.Close()

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
-	"github.com/tetherproc/tether/probe"
 )
 
 func TestReclaimAndPSBadInput(t *testing.T) {
@@ -89,7 +88,7 @@ func strandedEnv(t *testing.T, name, runID string) []string {
 	t.Helper()
 	dead := selfSupervisor(t)
 	dead.StartTime++ // the test's PID with another start time: a recycled supervisor
-	return (probe.Markers{}).Environ(nil, probe.Stamp{Name: name, Supervisor: dead, RunID: runID})
+	return (marker.Markers{}).Environ(nil, marker.Stamp{Name: name, Supervisor: dead, RunID: runID})
 }
 
 // Freeing a stuck port by hand: dry run, then the real thing.
@@ -141,7 +140,7 @@ func TestRunPort(t *testing.T) {
 	}
 	wantRunning(t, foreign, "the foreign holder")
 
-	supervised, sport := startListener(t, (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: selfSupervisor(t), RunID: marker.NewRunID()}))
+	supervised, sport := startListener(t, (marker.Markers{}).Environ(nil, marker.Stamp{Name: "web", Supervisor: selfSupervisor(t), RunID: marker.NewRunID()}))
 	r = tether(t, nil, "run", "--port", sport, "--", "/bin/true")
 	wantUsage(t, r, sport)
 	if !strings.Contains(r.stderr, "supervised") {

@@ -277,7 +277,7 @@ func TestRunStampsMarkers(t *testing.T) {
 	if s.PPID != tpid || s.Pgrp != s.PID {
 		t.Errorf("ppid %d pgrp %d, want %d and its own %d", s.PPID, s.Pgrp, tpid, s.PID)
 	}
-	if s.Env["TETHER"] != "1" || s.Env["TETHER_NAME"] != "web" || s.Env["TETHER_RUN_ID"] == "" || (probe.Stamp{RunID: s.Env["TETHER_RUN_ID"]}).Validate() != nil {
+	if s.Env["TETHER"] != "1" || s.Env["TETHER_NAME"] != "web" || s.Env["TETHER_RUN_ID"] == "" || marker.ValidateRunID(s.Env["TETHER_RUN_ID"]) != nil {
 		t.Errorf("markers %v, want TETHER=1, TETHER_NAME=web and a valid TETHER_RUN_ID", s.Env)
 	}
 	sup, err := proctest.SupervisorOf(tpid)

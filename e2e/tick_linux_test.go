@@ -10,7 +10,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 )
 
 // A daemon that left the tree while it carried the run id (orphaned, in
@@ -43,7 +43,7 @@ func TestRunEndsEscapedDaemonRenamedLater(t *testing.T) {
 	proctest.Eventually(t, "the daemon renamed, its environment written over", func() bool {
 		args, _ := fs.Cmdline(daemon.PID)
 		env, _ := fs.Environ(daemon.PID)
-		return len(args) > 0 && args[0] == "srv-daemon" && !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, probe.RunIDVar+"=") })
+		return len(args) > 0 && args[0] == "srv-daemon" && !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, marker.RunIDVar+"=") })
 	})
 	if portable {
 		// Out of tether's tree by its parent links.

@@ -62,7 +62,7 @@ func TestRunPortRefusalHasNoReclaimHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "held", Supervisor: sup, RunID: marker.NewRunID()})
+	env := (marker.Markers{}).Environ(nil, marker.Stamp{Name: "held", Supervisor: sup, RunID: marker.NewRunID()})
 	pr, pw := pipe(t)
 	proctest.Start(t, modeListen, proctest.Spec{Env: append(env, "PROCTEST_LISTEN=tcp4"), Stdout: pw})
 	pw.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -18,7 +19,7 @@ import (
 type Query struct {
 	// Markers names the marker and name variables; the zero value is
 	// TETHER and TETHER_NAME.
-	Markers Markers
+	Markers marker.Markers
 	// Name, when set, must be the exact value of the name variable.
 	Name string
 }
@@ -30,7 +31,7 @@ func (o Query) Validate() error {
 		return err
 	}
 	if o.Name != "" {
-		return validateName(o.Name)
+		return marker.ValidateName(o.Name)
 	}
 	return nil
 }
@@ -181,10 +182,10 @@ func unpadded(args []string) []string {
 // foreign, or unverifiable when what is left of the environment cannot
 // say.
 func judge(r *Report, env []string, p proc.Process, opts Query) {
-	m := opts.Markers.orDefault()
+	m := opts.Markers.WithDefaults()
 	r.Name, _ = lookup(env, m.NameVar)
-	r.RunID, _ = lookup(env, RunIDVar)
-	if !m.Match(env, opts.Name) && !hasEntry(env, m.Entries("")[0]) {
+	r.RunID, _ = lookup(env, marker.RunIDVar)
+	if !m.Match(env, opts.Name) && !marked(m, env) {
 		// No marker at all: cleared, overwritten, or never there. A
 		// container tied to a run still says whose it is.
 		cenv, where, ok := containerStamp(p.PID, p.UID)
@@ -194,14 +195,14 @@ func judge(r *Report, env []string, p proc.Process, opts Query) {
 		if ok && m.Match(cenv, opts.Name) {
 			r.Container = where
 			r.Name, _ = lookup(cenv, m.NameVar)
-			r.RunID, _ = lookup(cenv, RunIDVar)
+			r.RunID, _ = lookup(cenv, marker.RunIDVar)
 			r.Verdict, r.Reason = strandedness(r, cenv, p)
 			return
 		}
 	}
 	if !m.Match(env, opts.Name) {
-		r.Verdict, r.Reason = Foreign, m.mismatch(env, opts.Name)
-		if !hasEntry(env, m.Entries("")[0]) && proc.Overwritten(env, r.Command) {
+		r.Verdict, r.Reason = Foreign, mismatch(m, env, opts.Name)
+		if !marked(m, env) && proc.Overwritten(env, r.Command) {
 			// The markers may have been there: what is left cannot say.
 			r.Verdict, r.Reason = Unverifiable, "environment overwritten (the process renamed itself)"
 		}
@@ -214,7 +215,7 @@ func judge(r *Report, env []string, p proc.Process, opts Query) {
 // TETHER_SUPERVISOR is gone, recycled or a zombie; without a usable entry,
 // stranded when the parent is PID 1.
 func strandedness(r *Report, env []string, p proc.Process) (Verdict, string) {
-	v, ok := lookup(env, SupervisorVar)
+	v, ok := lookup(env, marker.SupervisorVar)
 	if ok {
 		if s, err := parseSupervisor(v); err == nil {
 			sr := &SupervisorReport{PID: s.PID, StartTime: s.StartTime}
@@ -238,9 +239,9 @@ func strandedness(r *Report, env []string, p proc.Process) (Verdict, string) {
 			}
 		}
 	}
-	prefix := "no " + SupervisorVar
+	prefix := "no " + marker.SupervisorVar
 	if ok {
-		prefix = fmt.Sprintf("unusable %s=%q", SupervisorVar, v)
+		prefix = fmt.Sprintf("unusable %s=%q", marker.SupervisorVar, v)
 	}
 	if p.PPID == 1 {
 		return Stranded, prefix + " and its parent is PID 1"
@@ -277,7 +278,7 @@ var tableNamespace = sync.OnceValues(proc.Host().TableNamespace)
 
 // locateSupervisor finds the supervisor's PID as this /proc numbers it.
 // TETHER_SUPERVISOR holds the PID the supervisor has in its own PID
-// namespace (PIDNamespaceVar, or else the tethered process's own); from
+// namespace (marker.PIDNamespaceVar, or else the tethered process's own); from
 // another namespace, that PID names some other process here, so it is
 // mapped through the NSpid lines of the namespace's processes. Where it
 // cannot be mapped, why says so and the verdict is unverifiable, never
@@ -286,9 +287,9 @@ func locateSupervisor(pid int, env []string, s procid.ID, sr *SupervisorReport) 
 	fs := proc.Host()
 	var ns uint64
 	var err error
-	if v, ok := lookup(env, PIDNamespaceVar); ok {
+	if v, ok := lookup(env, marker.PIDNamespaceVar); ok {
 		if ns, err = strconv.ParseUint(v, 10, 64); err != nil || ns == 0 {
-			return 0, fmt.Sprintf("unusable %s=%q: the namespace of supervisor %d is unknown", PIDNamespaceVar, v, s.PID)
+			return 0, fmt.Sprintf("unusable %s=%q: the namespace of supervisor %d is unknown", marker.PIDNamespaceVar, v, s.PID)
 		}
 	} else if ns, err = fs.PIDNamespace(pid); err != nil && !errors.Is(err, proc.ErrNoNamespaces) {
 		return 0, fmt.Sprintf("the PID namespace of %d cannot be read: %v", pid, err)

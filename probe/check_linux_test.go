@@ -28,8 +28,12 @@ func self(t *testing.T) procid.ID {
 	return s
 }
 
+// seed is another supervisor's scheme: SYSTEMPROMPT_SUBPROCESS=1 and
+// MCP_SERVICE_ID=<name>, compared entry by entry.
+var seed = marker.Markers{MarkerVar: "SYSTEMPROMPT_SUBPROCESS", NameVar: "MCP_SERVICE_ID"}
+
 // stamped starts a waiting helper whose environment carries the stamp.
-func stamped(t *testing.T, m probe.Markers, s probe.Stamp) *proctest.Proc {
+func stamped(t *testing.T, m marker.Markers, s marker.Stamp) *proctest.Proc {
 	t.Helper()
 	return proctest.Start(t, proctest.Wait, proctest.Spec{Env: m.Environ(nil, s)})
 }
@@ -69,7 +73,7 @@ func deadSupervisor(t *testing.T) procid.ID {
 
 func TestCheckSupervised(t *testing.T) {
 	runID := marker.NewRunID()
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: self(t), RunID: runID})
+	p := stamped(t, marker.Markers{}, marker.Stamp{Name: "web", Supervisor: self(t), RunID: runID})
 	r := check(t, p.PID(), probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Supervised)
 	if r.Name != "web" || r.RunID != runID || r.PPID != os.Getpid() || r.PID != p.PID() {
@@ -90,7 +94,7 @@ func TestCheckSupervised(t *testing.T) {
 
 func TestCheckStrandedSupervisorGone(t *testing.T) {
 	dead := deadSupervisor(t)
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: dead, RunID: marker.NewRunID()})
+	p := stamped(t, marker.Markers{}, marker.Stamp{Name: "web", Supervisor: dead, RunID: marker.NewRunID()})
 	r := check(t, p.PID(), probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Stranded)
 	if r.Supervisor == nil || r.Supervisor.State != probe.SupervisorGone || r.Supervisor.PID != dead.PID {
@@ -103,7 +107,7 @@ func TestCheckStrandedSupervisorGone(t *testing.T) {
 func TestCheckStrandedSupervisorPIDReused(t *testing.T) {
 	reused := self(t)
 	reused.StartTime++
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: reused, RunID: marker.NewRunID()})
+	p := stamped(t, marker.Markers{}, marker.Stamp{Name: "web", Supervisor: reused, RunID: marker.NewRunID()})
 	r := check(t, p.PID(), probe.Query{})
 	wantVerdict(t, r, probe.Stranded)
 	if r.Supervisor.State != probe.SupervisorReused {
@@ -118,7 +122,7 @@ func TestCheckStrandedSupervisorZombie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: s, RunID: marker.NewRunID()})
+	p := stamped(t, marker.Markers{}, marker.Stamp{Name: "web", Supervisor: s, RunID: marker.NewRunID()})
 	r := check(t, p.PID(), probe.Query{})
 	wantVerdict(t, r, probe.Stranded)
 	if r.Supervisor.State != probe.SupervisorZombie {
@@ -129,7 +133,7 @@ func TestCheckStrandedSupervisorZombie(t *testing.T) {
 // The supervisor's PID now names a thread: the process it named is gone.
 func TestCheckStrandedSupervisorIsThread(t *testing.T) {
 	tid := threadOfSelf(t)
-	p := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: procid.ID{PID: tid, StartTime: 1}, RunID: marker.NewRunID()})
+	p := stamped(t, marker.Markers{}, marker.Stamp{Name: "web", Supervisor: procid.ID{PID: tid, StartTime: 1}, RunID: marker.NewRunID()})
 	wantVerdict(t, check(t, p.PID(), probe.Query{}), probe.Stranded)
 }
 
@@ -190,7 +194,7 @@ func TestCheckForeign(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := append(tt.env, probe.SupervisorVar+"="+sup.String())
+			env := append(tt.env, marker.SupervisorVar+"="+sup.String())
 			p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: env})
 			r := check(t, p.PID(), tt.opts)
 			wantVerdict(t, r, probe.Foreign)
@@ -309,7 +313,7 @@ func TestCheckUnverifiable(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run the check as another user (uid 65534)")
 	}
-	target := stamped(t, probe.Markers{}, probe.Stamp{Name: "web", Supervisor: deadSupervisor(t), RunID: marker.NewRunID()})
+	target := stamped(t, marker.Markers{}, marker.Stamp{Name: "web", Supervisor: deadSupervisor(t), RunID: marker.NewRunID()})
 	pr, pw := io.Pipe()
 	checker := proctest.Start(t, modeCheck, proctest.Spec{
 		Path:        proctest.Copy(t, "probe.test"),
@@ -336,7 +340,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := proctest.Start(b, proctest.Wait, proctest.Spec{
-		Env: (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: sup, RunID: marker.NewRunID()}),
+		Env: (marker.Markers{}).Environ(nil, marker.Stamp{Name: "web", Supervisor: sup, RunID: marker.NewRunID()}),
 	})
 	b.ReportAllocs()
 	for b.Loop() {
@@ -379,7 +383,7 @@ func TestExecutingOnlyMidExec(t *testing.T) {
 // Perl's $0) cannot be told apart any more: unverifiable, with the
 // reason, never foreign.
 func TestCheckRenamedIsUnverifiable(t *testing.T) {
-	stamp := (probe.Markers{}).Environ(nil, probe.Stamp{Name: "web", Supervisor: self(t), RunID: marker.NewRunID()})
+	stamp := (marker.Markers{}).Environ(nil, marker.Stamp{Name: "web", Supervisor: self(t), RunID: marker.NewRunID()})
 	out, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

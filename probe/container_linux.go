@@ -3,6 +3,7 @@ package probe
 import (
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/marker"
 )
 
 // containerStamp finds the stamp of the container pid is in, for a
@@ -45,7 +46,7 @@ func cgroupStamp(pid, uid int) ([]string, *Container, bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	if v, _ := lookup(env, RunIDVar); cgroup.Token(v) != token {
+	if v, _ := lookup(env, marker.RunIDVar); cgroup.Token(v) != token {
 		return nil, nil, false
 	}
 	return env, &Container{Kind: InCgroup, Cgroup: group}, true

@@ -3,10 +3,11 @@
 //
 // PIDs are recycled, so a PID on its own proves nothing. Identity comes from
 // markers that tether stamps into a child's environment (the marker protocol,
-// v1: TETHER=1, TETHER_NAME, TETHER_SUPERVISOR and TETHER_RUN_ID) and that every
-// descendant inherits. The live process's environment is read back from the
-// kernel (/proc/PID/environ on Linux, the kern.procargs2 sysctl on macOS) and
-// must hold the exact entries asked for, compared whole, byte for byte.
+// v1, package marker: TETHER=1, TETHER_NAME, TETHER_SUPERVISOR and
+// TETHER_RUN_ID) and that every descendant inherits. The live process's
+// environment is read back from the kernel (/proc/PID/environ on Linux,
+// the kern.procargs2 sysctl on macOS) and must hold the exact entries
+// asked for, compared whole, byte for byte.
 //
 // The package fails closed. Where the environment cannot be read (another
 // user's process, hidepid, a restricted macOS program, an operating system
@@ -14,8 +15,8 @@
 // never signals anything; callers that do (tether reclaim) must still guard
 // against the PID being recycled between the check and the signal.
 //
-// The package is the verdict ([Check], [Report], [Verdict]) and the marker
-// protocol ([Markers], [Stamp], with a procid.ID); the
+// The package is the verdict ([Check], [Report], [Verdict]); what the
+// markers are (marker.Markers, marker.Stamp) is package marker's, and the
 // reading of the kernel's process table it rests on is tether's internal
 // /proc layer, shared with the packages that signal.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 )
 
@@ -11,7 +12,7 @@ import (
 // carries no marker of the scheme asked for, so it is foreign.
 func ExampleCheck() {
 	r, err := probe.Check(os.Getpid(), probe.Query{
-		Markers: probe.Markers{MarkerVar: "EXAMPLE_MARKER", NameVar: "EXAMPLE_NAME"},
+		Markers: marker.Markers{MarkerVar: "EXAMPLE_MARKER", NameVar: "EXAMPLE_NAME"},
 	})
 	if err != nil {
 		panic(err)

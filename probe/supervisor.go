@@ -6,7 +6,7 @@ import (
 	"github.com/tetherproc/tether/procid"
 )
 
-// parseSupervisor parses SupervisorVar's "PID:START".
+// parseSupervisor parses marker.SupervisorVar's "PID:START".
 func parseSupervisor(v string) (procid.ID, error) {
 	id, err := procid.Parse(v)
 	if err != nil {

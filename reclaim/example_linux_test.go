@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/procid"
 	"github.com/tetherproc/tether/reclaim"
 )
@@ -36,7 +36,7 @@ func ExampleReclaim() {
 	_, _ = rand.Read(b[:])
 	runID := hex.EncodeToString(b[:])
 	cmd := exec.Command("/bin/sleep", "60")
-	cmd.Env = (probe.Markers{}).Environ(nil, probe.Stamp{Name: "example", Supervisor: sup, RunID: runID})
+	cmd.Env = (marker.Markers{}).Environ(nil, marker.Stamp{Name: "example", Supervisor: sup, RunID: runID})
 	if err := cmd.Start(); err != nil {
 		panic(err)
 	}

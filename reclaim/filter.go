@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/tetherproc/tether/internal/engines"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 )
 
@@ -14,7 +15,7 @@ import (
 // protocol's own markers.
 type Filter struct {
 	// Markers and Name are matched as [probe.Check] matches them.
-	Markers probe.Markers
+	Markers marker.Markers
 	Name    string // the exact name; empty for any
 	// Ports narrows the selection to the holders of these ports (TCP
 	// listening or UDP bound, IPv4 or IPv6).
@@ -45,7 +46,7 @@ func (f Filter) Validate() error {
 		return err
 	}
 	if f.RunID != "" {
-		if err := (probe.Stamp{RunID: f.RunID}).Validate(); err != nil {
+		if err := marker.ValidateRunID(f.RunID); err != nil {
 			return err
 		}
 	}

@@ -59,7 +59,7 @@ func (w *world) start(mode, name string, stranded bool, opts proctest.Spec) *pro
 	if stranded {
 		sup = w.dead
 	}
-	opts.Env = append(probe.Markers{}.Environ(nil, probe.Stamp{Name: name, Supervisor: sup, RunID: w.runID}), opts.Env...)
+	opts.Env = append(marker.Markers{}.Environ(nil, marker.Stamp{Name: name, Supervisor: sup, RunID: w.runID}), opts.Env...)
 	return proctest.Start(w.t, mode, opts)
 }
 

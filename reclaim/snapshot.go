@@ -10,6 +10,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 )
 
@@ -121,7 +122,7 @@ func take(f Filter, runs bool) (*snapshot, error) {
 // is to be made whole, before anything is signalled.
 func (s *snapshot) runsOf(id string) []proc.Member {
 	if s.runs == nil && s.runEntries != nil {
-		ms, _ := proc.Host().ScanValues(s.runEntries, probe.RunIDVar)
+		ms, _ := proc.Host().ScanValues(s.runEntries, marker.RunIDVar)
 		s.runs = byRun(ms)
 	}
 	return s.runs[id]
@@ -165,7 +166,7 @@ func (s *snapshot) lookPorts(ports []uint16, proto string) ([]int, map[int][]Lis
 // for the runs to be made whole.
 func (s *snapshot) scan(f Filter) []int {
 	var pids []int
-	ms, executing := proc.Host().ScanValues(f.Markers.Entries(f.Name), probe.RunIDVar)
+	ms, executing := proc.Host().ScanValues(f.Markers.Entries(f.Name), marker.RunIDVar)
 	s.runs = byRun(ms)
 	for _, m := range ms {
 		// Another user's process is left out before the full check:

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -32,7 +32,7 @@ type stops struct {
 // ownStops reads what the walk must know of tether's own environment.
 func ownStops() stops {
 	var s stops
-	v, ok := os.LookupEnv(probe.SupervisorVar)
+	v, ok := os.LookupEnv(marker.SupervisorVar)
 	if !ok {
 		return s
 	}

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 )
 
 // Options is how [Supervise] tethers and supervises its command: its
@@ -28,10 +28,10 @@ type Options struct {
 	// outside A-Z a-z 0-9 . _ - made '_'), Supervisor the calling
 	// process, RunID a new random one (32 lowercase hex digits),
 	// PIDNamespace the calling process's.
-	probe.Stamp
+	marker.Stamp
 	// Markers names the marker and name variables; default TETHER and
 	// TETHER_NAME.
-	Markers probe.Markers
+	Markers marker.Markers
 	// Signal is the command's parent-death signal; default SIGTERM.
 	Signal syscall.Signal
 
@@ -110,10 +110,10 @@ type ExecOptions struct {
 	// Stamp is what the command's markers say, filled in as
 	// [Options.Stamp] is, except that the Supervisor is by default the
 	// calling process's parent, whose death the command is tied to.
-	probe.Stamp
+	marker.Stamp
 	// Markers names the marker and name variables; default TETHER and
 	// TETHER_NAME.
-	Markers probe.Markers
+	Markers marker.Markers
 	// Signal is the command's parent-death signal; default SIGTERM.
 	Signal syscall.Signal
 	// OutliveParent arms no parent-death signal: the command keeps

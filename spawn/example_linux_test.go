@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -27,7 +27,7 @@ func ExampleHost_Start() {
 	cmd := exec.Command("/bin/sh", "-c", `echo "TETHER=$TETHER TETHER_NAME=$TETHER_NAME"`)
 	var out strings.Builder
 	cmd.Stdout = &out
-	if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "web"}}); err != nil {
+	if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "web"}}); err != nil {
 		panic(err)
 	}
 	if err := cmd.Wait(); err != nil {
@@ -46,7 +46,7 @@ func ExampleSupervise() {
 	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 60 & exit 3")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr // nil is /dev/null, as in os/exec
 	ended, err := spawn.Supervise(context.Background(), cmd, spawn.Options{
-		Stamp: probe.Stamp{Name: "build"},
+		Stamp: marker.Stamp{Name: "build"},
 		Grace: 0, // KILL right after TERM for what is left
 	})
 	if err != nil {
@@ -79,7 +79,7 @@ func ExampleHost() {
 		// Each agent starts a helper of its own, in a session of its
 		// own, which its Stop ends with it.
 		cmd := exec.Command("/bin/sh", "-c", "setsid sleep 60 & exec sleep 60")
-		c, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "example-agent"}, Grace: time.Second})
+		c, err := host.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "example-agent"}, Grace: time.Second})
 		if err != nil {
 			panic(err)
 		}
@@ -113,7 +113,7 @@ func ExampleChild_Stop() {
 	}
 	defer host.Close(context.Background())
 	cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; sleep 60 & wait")
-	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "stubborn"}, Grace: time.Minute})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "stubborn"}, Grace: time.Minute})
 	if err != nil {
 		panic(err)
 	}
@@ -144,7 +144,7 @@ func ExampleHost_Start_waitForPort() {
 	l.Close()
 	cmd := exec.Command("perl", "-MIO::Socket::INET", "-e",
 		`my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:$ARGV[0]", Listen => 5, ReuseAddr => 1) or die $!; sleep 60`, strconv.Itoa(port))
-	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "example-server"}})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "example-server"}})
 	if err != nil {
 		panic(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tetherproc/tether/internal/proctest"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -34,7 +34,7 @@ func ExampleHost_mcpServer() {
 	inR, inW, _ := os.Pipe()
 	outR, outW, _ := os.Pipe()
 	cmd.Stdin, cmd.Stdout = inR, outW
-	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "greeter"}, Grace: 2 * time.Second})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "greeter"}, Grace: 2 * time.Second})
 	inR.Close()
 	outW.Close()
 	if err != nil {

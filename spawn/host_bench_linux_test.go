@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -118,7 +118,7 @@ func floorSpawner(b *testing.B) (chan<- func(), []string) {
 // hostStartStop is one child of h, started, stopped and waited for.
 func hostStartStop(h *spawn.Host) error {
 	cmd := exec.Command("/bin/sleep", "60")
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "bench"}})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "bench"}})
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func BenchmarkHostClose100(b *testing.B) {
 		cmds := make([]*exec.Cmd, 100)
 		for i := range cmds {
 			cmds[i] = exec.Command("/bin/sh", "-c", "trap '' TERM; exec /bin/sleep 60")
-			if _, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: probe.Stamp{Name: "bench"}, Grace: 500 * time.Millisecond}); err != nil {
+			if _, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: marker.Stamp{Name: "bench"}, Grace: 500 * time.Millisecond}); err != nil {
 				b.Fatal(err)
 			}
 		}

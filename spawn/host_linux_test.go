@@ -14,7 +14,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -58,7 +58,7 @@ func TestHostStartStamps(t *testing.T) {
 	cmd := hostCommand(t, `echo "$TETHER_NAME $TETHER_RUN_ID $TETHER_SUPERVISOR"`)
 	var out strings.Builder
 	cmd.Stdout = &out
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "stamped"}})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "stamped"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestHostStopEndsWhatTheChildLeft(t *testing.T) {
 	cmd := hostCommand(t, "setsid env -i sleep 60 >/dev/null & echo $!; sleep 0.6")
 	var out strings.Builder
 	cmd.Stdout = &out
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "leaver"}})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "leaver"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestHostContainCgroup(t *testing.T) {
 	h := newHost(t, false)
 	cmd := hostCommand(t, "(setsid env -i sleep 60 &); echo started; exec sleep 60")
 	stdout, _ := cmd.StdoutPipe()
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "contained"}, Cgroup: spawn.CgroupRequired})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "contained"}, Cgroup: spawn.CgroupRequired})
 	if portable {
 		var ce *spawn.ContainError
 		if !errors.As(err, &ce) {
@@ -151,7 +151,7 @@ func TestHostContainCgroup(t *testing.T) {
 	}
 	var escapee proc.Member
 	proctest.Eventually(t, "the escapee", func() bool {
-		ms, _ := proc.Host().Scan([]string{probe.RunIDVar + "=" + c.RunID()})
+		ms, _ := proc.Host().Scan([]string{marker.RunIDVar + "=" + c.RunID()})
 		for _, pid := range allPIDs() {
 			if args, _ := proc.Host().Cmdline(pid); len(args) == 2 && args[0] == "sleep" && args[1] == "60" {
 				st, err := proc.Host().Stat(pid)
@@ -223,7 +223,7 @@ func TestHostRefuses(t *testing.T) {
 		t.Errorf("SysProcAttr.Setsid: %v; want it refused, named", err)
 	}
 	first := hostCommand(t, "exec sleep 60")
-	c, err := h.Start(first, spawn.ChildOptions{Stamp: probe.Stamp{Name: "first"}})
+	c, err := h.Start(first, spawn.ChildOptions{Stamp: marker.Stamp{Name: "first"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestHostCommandContext(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "setsid env -i sleep 60 >/dev/null & echo $!; sleep 60")
 	cmd.Env = append(os.Environ(), proctest.Env(t)...)
 	out, _ := cmd.StdoutPipe()
-	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "withctx"}, Grace: 5 * time.Second}); err != nil {
+	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "withctx"}, Grace: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	gc, err := strconv.Atoi(proctest.ReadLine(t, out))
@@ -367,7 +367,7 @@ func TestHostCommandContext(t *testing.T) {
 	cmd.Env = append(os.Environ(), proctest.Env(t)...)
 	cmd.WaitDelay = 300 * time.Millisecond
 	out, _ = cmd.StdoutPipe()
-	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "stubborn"}, Grace: time.Minute}); err != nil {
+	if _, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "stubborn"}, Grace: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	if line := proctest.ReadLine(t, out); line != "ready" {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -114,7 +114,7 @@ func TestHostLongUse(t *testing.T) {
 				script = "setsid sleep 60 </dev/null >/dev/null 2>&1 & exec sleep 60"
 			}
 			cmds[i] = exec.Command("/bin/sh", "-c", script)
-			c, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: probe.Stamp{Name: name}})
+			c, err := h.Start(cmds[i], spawn.ChildOptions{Stamp: marker.Stamp{Name: name}})
 			if err != nil {
 				t.Fatalf("child %d: %v", done+i, err)
 			}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/tetherproc/tether/internal/proctest"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -32,7 +32,7 @@ var modeHostNoClone3 = proctest.Register("host-no-clone3", func() {
 		mode := m.name
 		cmd := exec.Command("/bin/sh", "-c", "tail -n 1 /proc/self/cgroup")
 		out, _ := cmd.StdoutPipe()
-		c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "refused"}, Cgroup: m.mode})
+		c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "refused"}, Cgroup: m.mode})
 		var ce *spawn.ContainError
 		switch {
 		case errors.As(err, &ce):

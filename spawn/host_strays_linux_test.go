@@ -13,7 +13,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -29,7 +29,7 @@ func stopOrphan(h *spawn.Host, env []string) (orphan int, left bool, err error) 
 	cmd := exec.Command("/bin/sh", "-c", orphanScript)
 	cmd.Env = env
 	out, _ := cmd.StdoutPipe()
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "orphans"}, Grace: 2 * time.Second})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "orphans"}, Grace: 2 * time.Second})
 	if err != nil {
 		return 0, false, err
 	}

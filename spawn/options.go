@@ -4,7 +4,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 )
 
 // ChildOptions is how a [Host] starts one child: its stamp (the markers
@@ -18,10 +18,10 @@ type ChildOptions struct {
 	// a-z 0-9 . _ - made '_'), Supervisor this program, RunID a new
 	// random one (32 lowercase hex digits), PIDNamespace this program's.
 	// A run id that a running child holds is refused.
-	probe.Stamp
+	marker.Stamp
 	// Markers names the marker and name variables; default TETHER and
 	// TETHER_NAME.
-	Markers probe.Markers
+	Markers marker.Markers
 	// Signal is the child's parent-death signal; default SIGTERM.
 	Signal syscall.Signal
 	// Grace is how long the child's tree gets between TERM and KILL when

@@ -21,7 +21,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 )
 
 // This file holds what Linux gives a run beyond the portable path (the
@@ -131,11 +131,11 @@ func (h *Host) strays(cs []*Child, from, to int, byBirth bool, known func(int) b
 	fs := proc.Host()
 	since, entries := strayed(cs)
 	if byBirth {
-		if vs, executing, ok := fs.StraysBorn(from, to, since, entries, probe.RunIDVar, known); ok {
+		if vs, executing, ok := fs.StraysBorn(from, to, since, entries, marker.RunIDVar, known); ok {
 			return vs, executing, true, false
 		}
 	}
-	vs, executing, full = fs.Strays(since, entries, probe.RunIDVar, known, spawnerTID)
+	vs, executing, full = fs.Strays(since, entries, marker.RunIDVar, known, spawnerTID)
 	return vs, executing, false, full
 }
 

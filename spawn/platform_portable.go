@@ -13,7 +13,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 )
 
 // This file is the portable supervision path: macOS's, and Linux's with
@@ -288,7 +288,7 @@ func (h *Host) strays(cs []*Child, _, _ int, _ bool, known func(int) bool) (vs [
 	for _, c := range cs {
 		runs[c.cfg.RunID] = true
 	}
-	all, executing := proc.Host().ScanValues(nil, probe.RunIDVar)
+	all, executing := proc.Host().ScanValues(nil, marker.RunIDVar)
 	for _, v := range all {
 		if runs[v.Value] && v.StartTime >= since && (known == nil || !known(v.PID)) {
 			vs = append(vs, v)

@@ -13,7 +13,7 @@ import (
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 )
 
 // keepEvery is how often a run's tree is listed and written down, for its
@@ -49,7 +49,7 @@ type run struct {
 }
 
 // entry is the environment entry every process of the run carries.
-func (r *run) entry() string { return probe.RunIDVar + "=" + r.cfg.RunID }
+func (r *run) entry() string { return marker.RunIDVar + "=" + r.cfg.RunID }
 
 // keep writes the tree down: the run's record is written the first time
 // there is a tree to write (what has tether check and reclaim know a

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -87,17 +88,17 @@ func TestStartStamps(t *testing.T) {
 	cmd.Env = []string{"PATH=/bin", "TETHER_NAME=stale"}
 	mine := &syscall.SysProcAttr{Ctty: 7} // kept, and unused without Setctty
 	cmd.SysProcAttr = mine
-	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "web"}})
+	child, err := host.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "web"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("cmd.Wait: %v", err)
 	}
-	if !(probe.Markers{}).Match(cmd.Env, "web") || (probe.Markers{}).Match(cmd.Env, "stale") {
+	if !(marker.Markers{}).Match(cmd.Env, "web") || (marker.Markers{}).Match(cmd.Env, "stale") {
 		t.Errorf("env %q", cmd.Env)
 	}
-	if v, _ := lookup(cmd.Env, probe.RunIDVar); v != child.RunID() || v == "" || (probe.Stamp{RunID: v}).Validate() != nil {
+	if v, _ := lookup(cmd.Env, marker.RunIDVar); v != child.RunID() || v == "" || marker.ValidateRunID(v) != nil {
 		t.Errorf("run id %q, the child says %q", v, child.RunID())
 	}
 	a := cmd.SysProcAttr
@@ -111,7 +112,7 @@ func TestStartStamps(t *testing.T) {
 	if mine.Pdeathsig != 0 || mine.Setpgid {
 		t.Errorf("the caller's SysProcAttr was changed: %+v", mine)
 	}
-	for _, cfg := range []spawn.ChildOptions{{Stamp: probe.Stamp{Name: "a=b"}}, {Stamp: probe.Stamp{RunID: "xyz"}}} {
+	for _, cfg := range []spawn.ChildOptions{{Stamp: marker.Stamp{Name: "a=b"}}, {Stamp: marker.Stamp{RunID: "xyz"}}} {
 		cmd := exec.Command("/bin/true")
 		if _, err := host.Start(cmd, cfg); err == nil || cmd.Process != nil {
 			t.Errorf("Start with %+v: %v, process %v; want an error and nothing started", cfg, err, cmd.Process)
@@ -124,7 +125,7 @@ func TestStartStamps(t *testing.T) {
 func TestStartedChildIsTethered(t *testing.T) {
 	cmd := exec.Command("/bin/sleep", "30")
 	cmd.Env = proctest.Env(t)
-	if _, err := newHost(t, false).Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "sleeper"}}); err != nil {
+	if _, err := newHost(t, false).Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "sleeper"}}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
@@ -166,7 +167,7 @@ func TestCheckedTheMomentStartReturns(t *testing.T) {
 			for i := 0; i < each; i++ {
 				cmd := exec.Command("/bin/sleep", "30")
 				cmd.Env = env
-				if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: probe.Stamp{Name: "quick"}}); err != nil {
+				if _, err := host.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "quick"}}); err != nil {
 					t.Error(err)
 					return
 				}

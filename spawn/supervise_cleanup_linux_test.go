@@ -15,7 +15,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/internal/registry"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 )
 
 // leftScript starts, in the background, what a command leaves behind in
@@ -113,7 +113,7 @@ func TestSuperviseEndsWhatTheCommandLeft(t *testing.T) {
 				proctest.Eventually(t, name+" "+strconv.Itoa(m.PID)+" to become what it is to be", func() bool {
 					args, _ := fs.Cmdline(m.PID)
 					env, err := fs.Environ(m.PID)
-					carries := slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, probe.RunIDVar+"=") })
+					carries := slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, marker.RunIDVar+"=") })
 					switch name {
 					case "exec-a":
 						return len(args) > 0 && args[0] == "srv-renamed"

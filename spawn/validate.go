@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 )
 
 // Validate reports the first field of o that no run can be made with:
@@ -49,7 +49,7 @@ func (o ExecOptions) Validate() error {
 
 // validateStamp is what every options type holds: the stamp, its
 // markers, the parent-death signal and the grace.
-func validateStamp(s probe.Stamp, m probe.Markers, sig syscall.Signal, grace time.Duration) error {
+func validateStamp(s marker.Stamp, m marker.Markers, sig syscall.Signal, grace time.Duration) error {
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("spawn: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -15,7 +15,7 @@ import (
 // embeds; the zero value is valid; and the entry points refuse what
 // Validate refuses, naming it, before anything starts.
 func TestOptionsValidate(t *testing.T) {
-	bad := probe.Markers{MarkerVar: "bad var"}
+	bad := marker.Markers{MarkerVar: "bad var"}
 	for _, tt := range []struct {
 		what string
 		err  error
@@ -24,12 +24,12 @@ func TestOptionsValidate(t *testing.T) {
 		{"Options zero", spawn.Options{}.Validate(), ""},
 		{"ChildOptions zero", spawn.ChildOptions{}.Validate(), ""},
 		{"ExecOptions zero", spawn.ExecOptions{}.Validate(), ""},
-		{"Options name", spawn.Options{Stamp: probe.Stamp{Name: "a=b"}}.Validate(), "a=b"},
+		{"Options name", spawn.Options{Stamp: marker.Stamp{Name: "a=b"}}.Validate(), "a=b"},
 		{"Options markers", spawn.Options{Markers: bad}.Validate(), "bad var"},
 		{"Options grace", spawn.Options{Grace: -1}.Validate(), "Grace -1ns is negative"},
 		{"Options signal", spawn.Options{Signal: 99}.Validate(), "Signal 99"},
 		{"Options contain", spawn.Options{Contain: "jail"}.Validate(), `Contain "jail"`},
-		{"ChildOptions run id", spawn.ChildOptions{Stamp: probe.Stamp{RunID: "xyz"}}.Validate(), "xyz"},
+		{"ChildOptions run id", spawn.ChildOptions{Stamp: marker.Stamp{RunID: "xyz"}}.Validate(), "xyz"},
 		{"ChildOptions grace", spawn.ChildOptions{Grace: -1}.Validate(), "negative"},
 		{"ChildOptions cgroup", spawn.ChildOptions{Cgroup: 7}.Validate(), "CgroupMode 7"},
 		{"ExecOptions markers", spawn.ExecOptions{Markers: bad}.Validate(), "bad var"},

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 )
 
 func fixture(t testing.TB, parts ...string) []byte {
@@ -244,7 +244,7 @@ func FuzzMatchEnviron(f *testing.F) {
 		f.Add(data, "files")
 	}
 	f.Fuzz(func(t *testing.T, blob []byte, name string) {
-		for _, m := range []probe.Markers{{}, {MarkerVar: "SYSTEMPROMPT_SUBPROCESS", NameVar: "MCP_SERVICE_ID"}} {
+		for _, m := range []marker.Markers{{}, {MarkerVar: "SYSTEMPROMPT_SUBPROCESS", NameVar: "MCP_SERVICE_ID"}} {
 			want := m.Match(proc.ParseEnviron(blob), name)
 			var entries [][]byte
 			for _, e := range m.Entries(name) {
@@ -315,7 +315,7 @@ func TestParseCgroup(t *testing.T) {
 // EnvValue reads the value of the first whole entry of the variable, as
 // ParseEnviron splits the blob.
 func TestEnvValue(t *testing.T) {
-	prefix := []byte(probe.RunIDVar + "=")
+	prefix := []byte(marker.RunIDVar + "=")
 	for _, tt := range []struct{ blob, want string }{
 		{"A=1\x00TETHER_RUN_ID=abc\x00", "abc"},
 		{"TETHER_RUN_IDX=1\x00TETHER_RUN_ID=b\x00TETHER_RUN_ID=c\x00", "b"},
@@ -328,7 +328,7 @@ func TestEnvValue(t *testing.T) {
 		}
 	}
 	for _, data := range fixtures(t, "proc/environ") {
-		if got, want := proc.EnvValue(data, prefix), firstValue(proc.ParseEnviron(data), probe.RunIDVar); got != want {
+		if got, want := proc.EnvValue(data, prefix), firstValue(proc.ParseEnviron(data), marker.RunIDVar); got != want {
 			t.Errorf("EnvValue of a fixture = %q; its parsed entries give %q", got, want)
 		}
 	}

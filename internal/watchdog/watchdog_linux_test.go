@@ -12,7 +12,6 @@ import (
 
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
-	"github.com/tetherproc/tether/probe"
 )
 
 // A watchdog whose supervisor goes away without saying it is done (the
@@ -27,7 +26,7 @@ func TestWatchdogEndsRunWhenSupervisorVanishes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			runID := marker.NewRunID()
-			member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{probe.RunIDVar + "=" + runID}})
+			member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{marker.RunIDVar + "=" + runID}})
 			wd, err := Start(Spec{Path: os.Args[0], Shell: c.shell, RunID: runID, Grace: time.Second})
 			if err != nil {
 				t.Fatal(err)
@@ -49,7 +48,7 @@ func TestWatchdogEndsRunWhenSupervisorVanishes(t *testing.T) {
 // A watchdog told that the supervisor is done leaves the run alone.
 func TestWatchdogToldDoneEndsNothing(t *testing.T) {
 	runID := marker.NewRunID()
-	member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{probe.RunIDVar + "=" + runID}})
+	member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{marker.RunIDVar + "=" + runID}})
 	wd, err := Start(Spec{Path: os.Args[0], Shell: "/bin/sh", RunID: runID, Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +74,7 @@ func TestWatchdogToldDoneEndsNothing(t *testing.T) {
 // command line with no list, or a list with none.
 func TestWatchdogRefusesOtherThanRunID(t *testing.T) {
 	member := proctest.Start(t, proctest.Wait, proctest.Spec{Env: []string{"REVIEW_MARK=xyz"}})
-	for _, head := range []string{"REVIEW_MARK=xyz", "TETHER=1", probe.RunIDVar + "=" + marker.NewRunID(), "ABC", ""} {
+	for _, head := range []string{"REVIEW_MARK=xyz", "TETHER=1", marker.RunIDVar + "=" + marker.NewRunID(), "ABC", ""} {
 		list, err := memberFile()
 		if err != nil {
 			t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/exitcode"
-	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -54,7 +54,7 @@ func tree(n int) error {
 	}
 	children := map[string]*spawn.Child{}
 	for i := 0; i < n; i++ {
-		c, err := h.Start(exec.Command("/bin/sh", "-c", family), spawn.ChildOptions{Stamp: probe.Stamp{Name: "hostprog-child"}, Grace: 2 * time.Second})
+		c, err := h.Start(exec.Command("/bin/sh", "-c", family), spawn.ChildOptions{Stamp: marker.Stamp{Name: "hostprog-child"}, Grace: 2 * time.Second})
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 		}
 		var cs []*spawn.Child
 		for i := 0; i < 3; i++ {
-			c, err := h.Start(exec.Command("/bin/sh", "-c", churn), spawn.ChildOptions{Stamp: probe.Stamp{Name: "hostprog-churn"}})
+			c, err := h.Start(exec.Command("/bin/sh", "-c", churn), spawn.ChildOptions{Stamp: marker.Stamp{Name: "hostprog-churn"}})
 			if err != nil {
 				return nil, err
 			}
@@ -173,7 +173,7 @@ func churnChildren(api string, rep *report) (stop func() error, err error) {
 		supervised := exec.Command("/bin/sh", "-c", churn)
 		supervised.Stdin, supervised.Stdout, supervised.Stderr = os.Stdin, os.Stdout, os.Stderr
 		go func() {
-			ended, err := spawn.Supervise(context.Background(), supervised, spawn.Options{Stamp: probe.Stamp{Name: "hostprog-supervised"}, OutliveParent: true, SoleReaper: api == "supervise-sole"})
+			ended, err := spawn.Supervise(context.Background(), supervised, spawn.Options{Stamp: marker.Stamp{Name: "hostprog-supervised"}, OutliveParent: true, SoleReaper: api == "supervise-sole"})
 			rep.Status = exitcode.Of(ended.Code, ended.Signal)
 			done <- err
 		}()
