@@ -14,6 +14,7 @@ import (
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // keepEvery is how often a run's tree is listed and written down, for its
@@ -111,14 +112,14 @@ func (g *guard) watchdog() *watchdog.Watchdog {
 }
 
 // id names the watchdog in a run's record.
-func (g *guard) id() registry.ID {
+func (g *guard) id() procid.ID {
 	wd := g.watchdog()
 	if pid := wd.PID(); pid != 0 && wd.Alive() {
 		if st, err := proc.Host().Stat(pid); err == nil {
-			return registry.ID{PID: pid, StartTime: st.StartTime}
+			return procid.ID{PID: pid, StartTime: st.StartTime}
 		}
 	}
-	return registry.ID{}
+	return procid.ID{}
 }
 
 // replace starts a watchdog in place of one that died with status ws

@@ -16,8 +16,8 @@ type Record struct {
 	Name  string `json:"name,omitempty"`
 	// Supervisor and Watchdog are "PID:START" of the run's tether and
 	// of its watchdog (empty without one).
-	Supervisor ID `json:"supervisor"`
-	Watchdog   ID `json:"watchdog,omitempty"`
+	Supervisor procid.ID `json:"supervisor"`
+	Watchdog   procid.ID `json:"watchdog,omitempty"`
 	// Forwards says the supervisor is a process of the run's own (a
 	// tether run) that passes a TERM on to the run and ends it whole: the
 	// one kind that a member may be ended through. A program's Host or
@@ -33,15 +33,11 @@ type Record struct {
 	// found by its record is judged by, as if its environment held them.
 	Stamp []string `json:"stamp"`
 	// Members are the run's tree as last written down.
-	Members []ID `json:"members"`
+	Members []procid.ID `json:"members"`
 
 	// Owner is the uid that owns the record's file (not read from it).
 	Owner int `json:"-"`
 }
-
-// ID is a process by PID and start time, written "PID:START" in a
-// record.
-type ID = procid.ID
 
 // Has reports whether m is in the record's tree.
 func (r Record) Has(m proc.Member) bool {

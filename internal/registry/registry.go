@@ -18,6 +18,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Writer writes and removes one run's record, in the calling user's
@@ -63,7 +64,7 @@ func (w *Writer) Path() string {
 }
 
 // Members writes the run's tree down anew, when it changed.
-func (w *Writer) Members(ms []ID) {
+func (w *Writer) Members(ms []procid.ID) {
 	if w == nil {
 		return
 	}
@@ -80,7 +81,7 @@ func (w *Writer) Members(ms []ID) {
 
 // Watchdog writes the run's watchdog down anew: one that died was
 // replaced.
-func (w *Writer) Watchdog(id ID) {
+func (w *Writer) Watchdog(id procid.ID) {
 	if w == nil {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 const testRun = "0123456789abcdef0123456789abcdef"
@@ -37,8 +38,8 @@ func useDir(t *testing.T) string {
 
 func TestWriteReadRemove(t *testing.T) {
 	dir := useDir(t)
-	rec := Record{RunID: testRun, Name: "web", Supervisor: ID{PID: 10, StartTime: 5}, Command: []string{"nginx"},
-		Stamp: []string{"TETHER=1"}, Members: []ID{{PID: 11, StartTime: 6}}}
+	rec := Record{RunID: testRun, Name: "web", Supervisor: procid.ID{PID: 10, StartTime: 5}, Command: []string{"nginx"},
+		Stamp: []string{"TETHER=1"}, Members: []procid.ID{{PID: 11, StartTime: 6}}}
 	w, err := Create(rec)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestWriteReadRemove(t *testing.T) {
 	if st, err := os.Lstat(dir); err != nil || st.Mode().Perm() != 0o700 || !st.IsDir() {
 		t.Fatalf("directory %s: %v %v, want a 0700 directory", dir, st.Mode(), err)
 	}
-	w.Members([]ID{{PID: 11, StartTime: 6}, {PID: 12, StartTime: 7}})
+	w.Members([]procid.ID{{PID: 11, StartTime: 6}, {PID: 12, StartTime: 7}})
 	got := Read(os.Getuid())
 	if len(got) != 1 || got[0].RunID != testRun || len(got[0].Members) != 2 || got[0].Owner != os.Getuid() {
 		t.Fatalf("read %+v, want the record with 2 members", got)
@@ -99,7 +100,7 @@ func TestDirectoryRefused(t *testing.T) {
 // run than its name says is not read.
 func TestRecordRefused(t *testing.T) {
 	dir := useDir(t)
-	w, err := Create(Record{RunID: testRun, Members: []ID{{PID: 1, StartTime: 1}}})
+	w, err := Create(Record{RunID: testRun, Members: []procid.ID{{PID: 1, StartTime: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,8 +143,8 @@ func TestParseRefusesBadRecords(t *testing.T) {
 // written it, odd strings included.
 func TestEncodeRoundTrip(t *testing.T) {
 	for _, args := range [][]string{nil, {}, {"nginx", "-g", "daemon off;"}, {"a\"b\\c", "\x00\x1f\n\t", "<&>", "\xff\xfe bad utf-8", "ünï", "\u2028"}} {
-		rec := Record{RunID: testRun, Name: "n", Supervisor: ID{PID: 3, StartTime: 4}, Watchdog: ID{PID: 5, StartTime: 6}, Forwards: len(args)%2 == 1,
-			Cgroup: "/sys/fs/cgroup/tether-" + testRun, Command: args, Stamp: []string{"TETHER=1"}, Members: []ID{{PID: 7, StartTime: 8}}}
+		rec := Record{RunID: testRun, Name: "n", Supervisor: procid.ID{PID: 3, StartTime: 4}, Watchdog: procid.ID{PID: 5, StartTime: 6}, Forwards: len(args)%2 == 1,
+			Cgroup: "/sys/fs/cgroup/tether-" + testRun, Command: args, Stamp: []string{"TETHER=1"}, Members: []procid.ID{{PID: 7, StartTime: 8}}}
 		got, err := parse(rec.encode())
 		if err != nil {
 			t.Fatalf("parse(encode(%q)): %v: %s", args, err, rec.encode())
@@ -170,7 +171,7 @@ func age(t *testing.T, dir string) {
 // kept: every write changes the directory.
 func TestReadSeesEveryWrite(t *testing.T) {
 	dir := useDir(t)
-	w, err := Create(Record{RunID: testRun, Members: []ID{{PID: 11, StartTime: 6}}})
+	w, err := Create(Record{RunID: testRun, Members: []procid.ID{{PID: 11, StartTime: 6}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestReadSeesEveryWrite(t *testing.T) {
 			t.Fatalf("read %d: %+v, want the record with 1 member", i, got)
 		}
 	}
-	w.Members([]ID{{PID: 11, StartTime: 6}, {PID: 12, StartTime: 7}})
+	w.Members([]procid.ID{{PID: 11, StartTime: 6}, {PID: 12, StartTime: 7}})
 	if got := Read(os.Getuid()); len(got) != 1 || len(got[0].Members) != 2 {
 		t.Fatalf("after Members: %+v, want 2 members", got)
 	}

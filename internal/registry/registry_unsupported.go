@@ -2,6 +2,8 @@
 
 package registry
 
+import "github.com/tetherproc/tether/procid"
+
 // Writer does nothing where runs are not supported.
 type Writer struct{}
 
@@ -12,7 +14,7 @@ func Create(Record) (*Writer, error) { return nil, nil }
 func (w *Writer) Path() string { return "" }
 
 // Members does nothing.
-func (w *Writer) Members([]ID) {}
+func (w *Writer) Members([]procid.ID) {}
 
 // Remove does nothing.
 func (w *Writer) Remove() {}
@@ -27,4 +29,4 @@ func ReadAll() []Record { return nil }
 func Prune(string, int) {}
 
 // Watchdog does nothing.
-func (w *Writer) Watchdog(ID) {}
+func (w *Writer) Watchdog(procid.ID) {}
