@@ -18,6 +18,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // escapeesScript starts one escapee of each kind, each of which writes
@@ -171,7 +172,7 @@ func runEscapees(t *testing.T, c escapeCase, end string) {
 // as this /proc numbers them: those written in a PID namespace are
 // looked up among tether's descendants. Those still alive at the end of
 // the test are killed: they are the test's own.
-func escapees(t *testing.T, dir string, tetherPID int) []proc.Member {
+func escapees(t *testing.T, dir string, tetherPID int) []procid.ID {
 	t.Helper()
 	byNS := map[int]int{}
 	// An escapee whose parent has just exited is in transit to its new
@@ -185,7 +186,7 @@ func escapees(t *testing.T, dir string, tetherPID int) []proc.Member {
 		}
 	}
 	walk()
-	var ms []proc.Member
+	var ms []procid.ID
 	for _, f := range []string{"double", "cleared", "renamed", "pgid", "forker"} {
 		data, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
@@ -213,7 +214,7 @@ func escapees(t *testing.T, dir string, tetherPID int) []proc.Member {
 		if err != nil {
 			t.Fatalf("escapee %s (%d): %v; want it running", f, pid, err)
 		}
-		ms = append(ms, proc.Member{PID: pid, StartTime: st.StartTime})
+		ms = append(ms, procid.ID{PID: pid, StartTime: st.StartTime})
 	}
 	t.Cleanup(func() {
 		for _, m := range ms {
@@ -282,7 +283,7 @@ func TestContainedMembersAreTethered(t *testing.T) {
 			name := "contained-" + mode + "-" + itoa(os.Getpid())
 			r := startTether(t, helperEnv(modeRenamers, "PROCTEST_STAY=1"), "run", "--contain="+mode, "--name", name, "--", os.Args[0])
 			line := r.line(t)
-			var ms []proc.Member
+			var ms []procid.ID
 			if mode == "pidns" {
 				line = hostPIDs(t, r.cmd.Process.Pid, line)
 			}

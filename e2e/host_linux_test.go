@@ -17,6 +17,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/procid"
 )
 
 // The library's tests from outside: hostprog (e2e/testdata/hostprog) is a
@@ -131,14 +132,14 @@ func TestHostProgramKeepsItsOwnChildren(t *testing.T) {
 // hostTree starts hostprog tree n and returns it with its children's run
 // ids and, for each, its tree: the child, a grandchild in a session of
 // its own, and a renamed one.
-func hostTree(t *testing.T, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]proc.Member) {
+func hostTree(t *testing.T, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]procid.ID) {
 	t.Helper()
 	return hostTreeOf(t, hostTreeCmd(t, args...))
 }
 
 // hostTreeOf is hostTree of a command made by the caller (under a
 // seccomp filter, say).
-func hostTreeOf(t *testing.T, cmd *exec.Cmd) (_ *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]proc.Member) {
+func hostTreeOf(t *testing.T, cmd *exec.Cmd) (_ *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]procid.ID) {
 	t.Helper()
 	cmd.Stderr = os.Stderr
 	stdin, _ = cmd.StdinPipe()
@@ -162,7 +163,7 @@ func hostTreeOf(t *testing.T, cmd *exec.Cmd) (_ *exec.Cmd, stdin io.WriteCloser,
 		pids[f[2]] = pidsOf(f[1])[0]
 	}
 	fs := proc.Host()
-	trees = map[string][]proc.Member{}
+	trees = map[string][]procid.ID{}
 	for _, id := range runs {
 		pid := pids[id]
 		// The grandchildren: one in a session of its own, one renamed.
@@ -182,7 +183,7 @@ func hostTreeOf(t *testing.T, cmd *exec.Cmd) (_ *exec.Cmd, stdin io.WriteCloser,
 				return false
 			}
 			st, _ := fs.Stat(pid)
-			trees[id] = append([]proc.Member{{PID: pid, StartTime: st.StartTime}}, sub...)
+			trees[id] = append([]procid.ID{{PID: pid, StartTime: st.StartTime}}, sub...)
 			return true
 		})
 	}
@@ -190,8 +191,8 @@ func hostTreeOf(t *testing.T, cmd *exec.Cmd) (_ *exec.Cmd, stdin io.WriteCloser,
 }
 
 // alive lists the members of ms that still run (a zombie does not).
-func aliveOf(ms []proc.Member) []proc.Member {
-	var out []proc.Member
+func aliveOf(ms []procid.ID) []procid.ID {
+	var out []procid.ID
 	for _, m := range ms {
 		if st, err := proc.Host().Stat(m.PID); err == nil && st.StartTime == m.StartTime && !st.Zombie() {
 			out = append(out, m)
@@ -212,7 +213,7 @@ func TestHostSIGKILLEndsEveryTree(t *testing.T) {
 	// children alone, and their grandchildren run on.
 	t.Run("control", func(t *testing.T) {
 		cmd, _, _, _, trees := hostTree(t, "1", "nowatchdog")
-		var all []proc.Member
+		var all []procid.ID
 		for _, tree := range trees {
 			all = append(all, tree...)
 		}
@@ -264,7 +265,7 @@ func hostSIGKILL(t *testing.T, replace bool) {
 			return w != 0 && w != first
 		})
 	}
-	var all []proc.Member
+	var all []procid.ID
 	for _, tree := range trees {
 		all = append(all, tree...)
 	}
@@ -299,7 +300,7 @@ func hostTreeCmd(t *testing.T, args ...string) *exec.Cmd {
 // stopOneThenClose has the host program (hostTreeOf's) stop its first
 // child, whose whole tree must be gone when Stop returns and the
 // others' untouched, then close, which must end the rest.
-func stopOneThenClose(t *testing.T, cmd *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]proc.Member) {
+func stopOneThenClose(t *testing.T, cmd *exec.Cmd, stdin io.WriteCloser, lines *bufio.Reader, runs []string, trees map[string][]procid.ID) {
 	t.Helper()
 	if _, err := io.WriteString(stdin, "stop "+runs[0]+"\n"); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Kernels and sandboxes that say no: each case runs tether under a
@@ -95,7 +96,7 @@ func TestRefusedPidfdSIGKILL(t *testing.T) {
 			time.Sleep(400 * time.Millisecond)
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
-			m := proc.Member{PID: pid, StartTime: st.StartTime}
+			m := procid.ID{PID: pid, StartTime: st.StartTime}
 			proctest.Eventually(t, "the setsid grandchild gone after tether's SIGKILL", func() bool {
 				p, err := proc.Host().Process(pid)
 				return err != nil || p.StartTime != m.StartTime || p.Zombie
@@ -198,7 +199,7 @@ func TestRefusedClone3Contained(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { _ = kill.Signal(proc.Member{PID: pid, StartTime: st.StartTime}, syscall.SIGKILL) })
+			t.Cleanup(func() { _ = kill.Signal(procid.ID{PID: pid, StartTime: st.StartTime}, syscall.SIGKILL) })
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 			proctest.Eventually(t, "the env-cleared escapee gone with its cgroup", func() bool {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/procid"
 )
 
 // The driver of client.mjs for TestMCP (the configuration it is given,
@@ -174,7 +175,7 @@ func (c *mcpClient) finish(scenario, clientScenario string) {
 // watchGone watches members every 10 ms from start (the client's end)
 // until all are gone, and says after how long; or, when some are still
 // running once window has passed, -1 and those, each as PID:name.
-func watchGone(members []proc.Member, start time.Time, window time.Duration) (ms int64, left []string) {
+func watchGone(members []procid.ID, start time.Time, window time.Duration) (ms int64, left []string) {
 	for {
 		alive := 0
 		for _, m := range members {
@@ -199,13 +200,13 @@ func watchGone(members []proc.Member, start time.Time, window time.Duration) (ms
 
 // mcpTree is the process pid and its live descendants, as /proc shows
 // them now.
-func mcpTree(t *testing.T, pid int) []proc.Member {
+func mcpTree(t *testing.T, pid int) []procid.ID {
 	t.Helper()
 	st, err := proc.Host().Stat(pid)
 	if err != nil || st.Zombie() {
 		t.Fatalf("the transport's process %d: %v (state %c); want it running", pid, err, st.State)
 	}
-	return append([]proc.Member{{PID: pid, StartTime: st.StartTime}}, proc.Host().Subtree(pid, 0)...)
+	return append([]procid.ID{{PID: pid, StartTime: st.StartTime}}, proc.Host().Subtree(pid, 0)...)
 }
 
 // mcpName is pid's name for the table: its command line's first word's
@@ -239,7 +240,7 @@ func mcpName(pid int) string {
 // mcpEnd ends those of ms still running (the test's own descendants):
 // each is opened, checked to be the same process (PID and start time),
 // then sent SIGKILL through the handle.
-func mcpEnd(ms []proc.Member) {
+func mcpEnd(ms []procid.ID) {
 	for _, m := range ms {
 		h, err := proc.Host().Open(m.PID)
 		if err != nil {

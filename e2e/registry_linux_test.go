@@ -14,6 +14,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/procid"
 )
 
 var nobody = &syscall.Credential{Uid: 65534, Gid: 65534}
@@ -35,7 +36,7 @@ func sharedTemp(t *testing.T) string {
 
 // startRenamed starts, as cred, a process that wrote its title over its
 // environment: no markers left to read.
-func startRenamed(t *testing.T, cred *syscall.Credential) proc.Member {
+func startRenamed(t *testing.T, cred *syscall.Credential) procid.ID {
 	t.Helper()
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("no perl:", err)
@@ -53,12 +54,12 @@ func startRenamed(t *testing.T, cred *syscall.Credential) proc.Member {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return proc.Member{PID: st.PID, StartTime: st.StartTime}
+	return procid.ID{PID: st.PID, StartTime: st.StartTime}
 }
 
 // plantRecord writes, as uid's, a record of a stranded run named name
 // whose members are ms, into uid's directory under tmp.
-func plantRecord(t *testing.T, tmp string, uid int, name string, ms ...proc.Member) string {
+func plantRecord(t *testing.T, tmp string, uid int, name string, ms ...procid.ID) string {
 	t.Helper()
 	dir := filepath.Join(tmp, fmt.Sprintf("tether-%d", uid))
 	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {

@@ -13,6 +13,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/procid"
 )
 
 // modeRenamers starts three descendants that no environment scan can
@@ -56,15 +57,15 @@ var modeRenamers = proctest.Starts(proctest.Register("renamers", func() {
 // members names the processes whose PIDs a helper printed, with their
 // start times, and ends, at cleanup, those still alive: no leak check
 // can find them by their environment.
-func members(t *testing.T, line string) []proc.Member {
+func members(t *testing.T, line string) []procid.ID {
 	t.Helper()
-	var ms []proc.Member
+	var ms []procid.ID
 	for _, pid := range pidsOf(line) {
 		st, err := proc.Host().Stat(pid)
 		if err != nil {
 			t.Fatalf("descendant %d: %v; want it running", pid, err)
 		}
-		ms = append(ms, proc.Member{PID: pid, StartTime: st.StartTime})
+		ms = append(ms, procid.ID{PID: pid, StartTime: st.StartTime})
 	}
 	if len(ms) < 2 {
 		t.Fatalf("helper printed %q, want at least two PIDs", line)
@@ -77,7 +78,7 @@ func members(t *testing.T, line string) []proc.Member {
 	return ms
 }
 
-func wantEnded(t *testing.T, ms []proc.Member, when string) {
+func wantEnded(t *testing.T, ms []procid.ID, when string) {
 	t.Helper()
 	for _, m := range ms {
 		proctest.Eventually(t, when+": descendant "+itoa(m.PID)+" ended", func() bool {

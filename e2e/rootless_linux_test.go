@@ -16,6 +16,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Ports held through a user's own engine: rootless Podman (rootlessport,
@@ -154,18 +155,18 @@ func runsIn(t *testing.T, rl rootlessUser, engine []string, name string) bool {
 }
 
 // stillThere reports whether the process p is the one it was.
-func stillThere(p proc.Member) bool {
+func stillThere(p procid.ID) bool {
 	st, err := proc.Host().Stat(p.PID)
 	return err == nil && st.StartTime == p.StartTime && !st.Zombie()
 }
 
-func memberOf(t *testing.T, pid int) proc.Member {
+func memberOf(t *testing.T, pid int) procid.ID {
 	t.Helper()
 	st, err := proc.Host().Stat(pid)
 	if err != nil {
 		t.Fatalf("holder %d: %v", pid, err)
 	}
-	return proc.Member{PID: pid, StartTime: st.StartTime}
+	return procid.ID{PID: pid, StartTime: st.StartTime}
 }
 
 func TestContainerRootlessPodman(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // The tests of this file drive the built binary against real servers of
@@ -144,7 +145,7 @@ func shellLine(args []string) string {
 
 // holder is a process that holds a server's port, as tether wait names it.
 type holder struct {
-	proc.Member
+	procid.ID
 	UID   int
 	RunID string // its run's, when tether knows it
 }
@@ -186,25 +187,25 @@ func waitServing(t *testing.T, port string, pid int, what string) []holder {
 		if h.UID != nil {
 			uid = *h.UID
 		}
-		hs = append(hs, holder{proc.Member{PID: h.PID, StartTime: st.StartTime}, uid, h.RunID})
+		hs = append(hs, holder{procid.ID{PID: h.PID, StartTime: st.StartTime}, uid, h.RunID})
 	}
 	t.Cleanup(func() {
 		for _, h := range hs {
-			_ = kill.Signal(h.Member, syscall.SIGKILL)
+			_ = kill.Signal(h.ID, syscall.SIGKILL)
 		}
 	})
 	return hs
 }
 
-func membersOf(hs []holder) []proc.Member {
-	var ms []proc.Member
+func membersOf(hs []holder) []procid.ID {
+	var ms []procid.ID
 	for _, h := range hs {
-		ms = append(ms, h.Member)
+		ms = append(ms, h.ID)
 	}
 	return ms
 }
 
-func wantAlive(t *testing.T, ms []proc.Member, what string) {
+func wantAlive(t *testing.T, ms []procid.ID, what string) {
 	t.Helper()
 	for _, m := range ms {
 		if st, err := proc.Host().Stat(m.PID); err != nil || st.StartTime != m.StartTime || st.Zombie() {
@@ -524,11 +525,11 @@ func psJSON(t *testing.T, args ...string) map[int]checkReport {
 }
 
 // childrenNamed are the children of pid whose command name is comm.
-func childrenNamed(pid int, comm string) []proc.Member {
-	var ms []proc.Member
+func childrenNamed(pid int, comm string) []procid.ID {
+	var ms []procid.ID
 	for _, c := range proc.Host().Children(pid) {
 		if st, err := proc.Host().Stat(c); err == nil && st.Comm == comm {
-			ms = append(ms, proc.Member{PID: c, StartTime: st.StartTime})
+			ms = append(ms, procid.ID{PID: c, StartTime: st.StartTime})
 		}
 	}
 	return ms
@@ -537,14 +538,14 @@ func childrenNamed(pid int, comm string) []proc.Member {
 // startNodeDevServer starts the node dev server under tether run (with
 // extra run flags) and returns tether, the port, node and its sleep
 // helper.
-func startNodeDevServer(t *testing.T, extra ...string) (*running, string, []holder, []proc.Member) {
+func startNodeDevServer(t *testing.T, extra ...string) (*running, string, []holder, []procid.ID) {
 	t.Helper()
 	dir := t.TempDir()
 	port := freePort(t, "tcp")
 	args := append(append([]string{"run", "--name", serverName("node")}, extra...), "--")
 	tr := startTether(t, nil, append(args, detached(filepath.Join(dir, "server.log"), nodeArgs(t, dir, port, nodeDevServer))...)...)
 	hs := waitServing(t, port, tr.cmd.Process.Pid, "node")
-	var helper []proc.Member
+	var helper []procid.ID
 	proctest.Eventually(t, "node's sleep helper started", func() bool {
 		helper = childrenNamed(hs[0].PID, "sleep")
 		return len(helper) == 1
@@ -669,7 +670,7 @@ func TestServerContainedReclaimPort(t *testing.T) {
 // containedReclaim strands the contained run tr, whose server holds port
 // and whose members are ms, reclaims the port, and wants the run's
 // members and cgroup gone.
-func containedReclaim(t *testing.T, tr *running, port string, hs []holder, ms []proc.Member, renamed bool) {
+func containedReclaim(t *testing.T, tr *running, port string, hs []holder, ms []procid.ID, renamed bool) {
 	t.Helper()
 	group := groupOf(t, escapeCase{mode: "cgroup"}, hs[0].PID)
 	rep, code := checkJSON(t, nil, itoa(hs[0].PID))

@@ -11,6 +11,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // A daemon that left the tree while it carried the run id (orphaned, in
@@ -38,7 +39,7 @@ func TestRunEndsEscapedDaemonRenamedLater(t *testing.T) {
 	if err != nil {
 		t.Fatalf("daemon %d: %v; want it running", pids[0], err)
 	}
-	daemon := proc.Member{PID: pids[0], StartTime: st.StartTime}
+	daemon := procid.ID{PID: pids[0], StartTime: st.StartTime}
 	t.Cleanup(func() { _ = kill.SignalIn(fs, daemon, syscall.SIGKILL) })
 	proctest.Eventually(t, "the daemon renamed, its environment written over", func() bool {
 		args, _ := fs.Cmdline(daemon.PID)
@@ -64,5 +65,5 @@ func TestRunEndsEscapedDaemonRenamedLater(t *testing.T) {
 	if code := r.wait(t); code != 143 {
 		t.Errorf("exit %d, want 143 (stderr %q)", code, r.errOut.String())
 	}
-	wantEnded(t, []proc.Member{daemon}, "after tether got TERM")
+	wantEnded(t, []procid.ID{daemon}, "after tether got TERM")
 }

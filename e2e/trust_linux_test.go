@@ -24,6 +24,7 @@ import (
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Trust across users: what another user writes (markers, records, a
@@ -75,7 +76,7 @@ func needRoot(t *testing.T, why string) {
 
 // victim is a tether run of a user's, with its command.
 type victim struct {
-	tether  proc.Member
+	tether  procid.ID
 	command int
 	runID   string
 	stdin   io.WriteCloser
@@ -115,7 +116,7 @@ func startVictim(t *testing.T, cred *syscall.Credential, env []string, bin, name
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &victim{tether: proc.Member{PID: st.PID, StartTime: st.StartTime}, stdin: stdin}
+	v := &victim{tether: procid.ID{PID: st.PID, StartTime: st.StartTime}, stdin: stdin}
 	proctest.Eventually(t, name+"'s command and record", func() bool {
 		for _, c := range fs.Children(v.tether.PID) {
 			env, err := fs.Environ(c)
@@ -246,7 +247,7 @@ func TestForgedMarkersSpareHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	program := proc.Member{PID: st.PID, StartTime: st.StartTime}
+	program := procid.ID{PID: st.PID, StartTime: st.StartTime}
 	// The records are written at the Host's first tick.
 	proctest.Eventually(t, "the children's records", func() bool {
 		for _, id := range runs {
@@ -500,11 +501,11 @@ func TestEnvironmentGoneStreamNoHold(t *testing.T) {
 	needRoot(t, "processes of another user")
 	bin := proctest.Copy(t, "e2e.test")
 	v := startVictim(t, nil, nil, bin, "victimsvc", "--grace", "60s")
-	var watchdog proc.Member
+	var watchdog procid.ID
 	for _, c := range proc.Host().Children(v.tether.PID) {
 		if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
 			st, _ := proc.Host().Stat(c)
-			watchdog = proc.Member{PID: c, StartTime: st.StartTime}
+			watchdog = procid.ID{PID: c, StartTime: st.StartTime}
 		}
 	}
 	if watchdog.PID == 0 {

@@ -3,6 +3,7 @@ package probe
 import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
+	"github.com/tetherproc/tether/procid"
 )
 
 // recordStamp finds the run whose record names p by PID and start time,
@@ -19,7 +20,7 @@ func recordStamp(p proc.Process) ([]string, *Container, bool) {
 	if p.UID != 0 {
 		recs = append(recs, registry.Read(0)...)
 	}
-	m := proc.Member{PID: p.PID, StartTime: p.StartTime}
+	m := procid.ID{PID: p.PID, StartTime: p.StartTime}
 	ns, _ := tableNamespace()
 	for _, rec := range recs {
 		if rec.Honours(p.UID) && rec.InNamespace(ns) && rec.Has(m) {

@@ -84,8 +84,8 @@ func endTrees(ctx context.Context, fs proc.FS, trees []Abandoned, idx []int, han
 			treeOf[id] = i
 		}
 	}
-	list := func() ([]proc.Member, bool) { return membersNow(fs, trees, idx), false }
-	send := func(m proc.Member, s syscall.Signal) error {
+	list := func() ([]procid.ID, bool) { return membersNow(fs, trees, idx), false }
+	send := func(m procid.ID, s syscall.Signal) error {
 		var err error
 		if h, ok := handles[m]; ok {
 			err = h.Signal(s)
@@ -163,8 +163,8 @@ func stillAbandoned(fs proc.FS, root procid.ID, anyUser bool) AbandonedWhy {
 
 // membersNow are the live members of the trees at idx: those listed,
 // and what their roots have below them now.
-func membersNow(fs proc.FS, trees []Abandoned, idx []int) []proc.Member {
-	var ms []proc.Member
+func membersNow(fs proc.FS, trees []Abandoned, idx []int) []procid.ID {
+	var ms []procid.ID
 	for _, i := range idx {
 		ms = append(ms, trees[i].IDs()...)
 		if fs.Alive(trees[i].Root) {

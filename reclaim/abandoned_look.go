@@ -8,6 +8,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/peers"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // looker is one look for abandoned stdio trees: the snapshot of the
@@ -69,7 +70,7 @@ func (l *looker) tree(root proc.Process) (tree Abandoned, why AbandonedWhy, ok b
 	case engines.Of(root.PID) != nil:
 		return Abandoned{}, ManagedTree, true
 	}
-	ids := append([]proc.Member{{PID: root.PID, StartTime: root.StartTime}}, l.snap.Descendants([]int{root.PID}, 0, 0)...)
+	ids := append([]procid.ID{{PID: root.PID, StartTime: root.StartTime}}, l.snap.Descendants([]int{root.PID}, 0, 0)...)
 	if why := l.members(ids); why != 0 {
 		return Abandoned{}, why, true
 	}
@@ -88,7 +89,7 @@ func (l *looker) tree(root proc.Process) (tree Abandoned, why AbandonedWhy, ok b
 // for), in the middle of an execve, on a terminal, or talk through its
 // own input or output with anyone outside the tree. What cannot be read
 // is EndsUnknown, never clear.
-func (l *looker) members(ids []proc.Member) AbandonedWhy {
+func (l *looker) members(ids []procid.ID) AbandonedWhy {
 	var open []openEnd
 	for _, id := range ids {
 		if why := l.memberWhy(id); why != 0 {
@@ -128,7 +129,7 @@ func (l *looker) members(ids []proc.Member) AbandonedWhy {
 
 // memberWhy is why one member keeps its tree out, before its ends are
 // looked at: 0 when nothing does.
-func (l *looker) memberWhy(id proc.Member) AbandonedWhy {
+func (l *looker) memberWhy(id procid.ID) AbandonedWhy {
 	if _, ok := l.protected[id.PID]; ok {
 		return MemberProtected
 	}
@@ -144,7 +145,7 @@ func (l *looker) memberWhy(id proc.Member) AbandonedWhy {
 }
 
 // member reads what a tree's member shows: its user, command and memory.
-func (l *looker) member(id proc.Member) TreeMember {
+func (l *looker) member(id procid.ID) TreeMember {
 	m := TreeMember{ID: id, UID: -1}
 	if p, err := l.fs.Process(id.PID); err == nil {
 		m.PPID, m.UID, m.Comm = p.PPID, p.UID, p.Comm
@@ -180,7 +181,7 @@ func (h heldFds) otherEnd(o openEnd) bool {
 // filesOf reads the pipes and sockets the processes ids hold: a tree's
 // members, a handful, never every process. ok is false when a live
 // member's cannot be read.
-func filesOf(fs proc.FS, ids []proc.Member) (heldFds, bool) {
+func filesOf(fs proc.FS, ids []procid.ID) (heldFds, bool) {
 	var out heldFds
 	for _, id := range ids {
 		fs, err := fs.Files(id.PID)

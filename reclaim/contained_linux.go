@@ -9,6 +9,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // contained are the members of contained runs' cgroups that the scan of
@@ -87,12 +88,12 @@ func groupDir(h cgroup.Hierarchy, path string) string {
 // cgroupMembers are the members of the run cgroups among groups, paths
 // as /proc names them. Each one found is checked for the run before it
 // is counted.
-func cgroupMembers(groups []string) []proc.Member {
+func cgroupMembers(groups []string) []procid.ID {
 	h, err := cgroup.Host()
 	if err != nil {
 		return nil
 	}
-	var out []proc.Member
+	var out []procid.ID
 	seen := map[string]bool{}
 	for _, c := range groups {
 		dir := groupDir(h, c)

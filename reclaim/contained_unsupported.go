@@ -2,7 +2,9 @@
 
 package reclaim
 
-import "github.com/tetherproc/tether/internal/proc"
+import (
+	"github.com/tetherproc/tether/procid"
+)
 
 // contained finds nothing: only Linux has cgroups.
 func contained([]int) []int { return nil }
@@ -11,7 +13,7 @@ func contained([]int) []int { return nil }
 func removeEmptied([]Result, []string) {}
 
 // cgroupMembers finds none: there are no cgroups.
-func cgroupMembers([]string) []proc.Member { return nil }
+func cgroupMembers([]string) []procid.ID { return nil }
 
 // runGroupOf finds none: there are no cgroups.
 func runGroupOf(int, string) string { return "" }

@@ -6,6 +6,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/procid"
 )
 
 // runRecords are the run records one reclaim or listing reads, each
@@ -72,7 +73,7 @@ func (rs *runRecords) of(uid int) []registry.Record {
 // find; their record says whose they are, by PID and start time, also
 // once their supervisor is gone.
 func (rs *runRecords) living(found []int) []int {
-	var all []proc.Member
+	var all []procid.ID
 	for _, rec := range rs.scope {
 		all = append(all, rec.Members...)
 	}
@@ -94,8 +95,8 @@ func (rs *runRecords) living(found []int) []int {
 }
 
 // members are the members the records in scope list for run id.
-func (rs *runRecords) members(id string) []proc.Member {
-	var out []proc.Member
+func (rs *runRecords) members(id string) []procid.ID {
+	var out []procid.ID
 	for _, rec := range rs.scope {
 		if rec.RunID == id {
 			out = append(out, rec.Members...)
@@ -113,12 +114,12 @@ func (rs *runRecords) members(id string) []proc.Member {
 // lives writes its own, and one whose supervisor is gone has no one
 // left to write it. Only a reclaim that is no dry run prunes.
 func (rs *runRecords) pruneOver() {
-	var all []proc.Member
+	var all []procid.ID
 	for _, rec := range rs.scope {
 		all = append(all, rec.Supervisor)
 		all = append(all, rec.Members...)
 	}
-	alive := map[proc.Member]bool{}
+	alive := map[procid.ID]bool{}
 	for _, m := range proc.Host().Living(all) {
 		alive[m] = true
 	}

@@ -3,9 +3,9 @@ package reclaim
 import (
 	"slices"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // selection is the one selection of a reclaim: every process of the
@@ -97,7 +97,7 @@ func (s *snapshot) wholeRuns(results []Result, f Filter) ([]Result, []string) {
 // runMembers are the processes that may be members of run id, by every
 // ground: the snapshot's marked processes of the run, its record's
 // members, its cgroups' members.
-func (s *snapshot) runMembers(id string, rn *run) []proc.Member {
+func (s *snapshot) runMembers(id string, rn *run) []procid.ID {
 	ms := slices.Clone(s.runsOf(id))
 	// The record's cgroup is not taken: a user's record could name any
 	// directory. A run's groups are those /proc says its members are in.
@@ -109,7 +109,7 @@ func (s *snapshot) runMembers(id string, rn *run) []proc.Member {
 // as a process of the run when it is one: tethered, of run id, the same
 // process that was found (start time), and of a uid the run's selected
 // processes may draw in.
-func (s *snapshot) member(m proc.Member, id string, rn *run, f Filter) (Process, bool) {
+func (s *snapshot) member(m procid.ID, id string, rn *run, f Filter) (Process, bool) {
 	p, err := s.check(m.PID, f)
 	switch {
 	case err != nil || p.RunID != id || !p.Tethered:

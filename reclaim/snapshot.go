@@ -12,6 +12,7 @@ import (
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Process is one process found: a tethered process, or any holder of a
@@ -55,7 +56,7 @@ type snapshot struct {
 	// made whole: most lookups of a port select no run (a foreign
 	// holder, a run whose tether is alive), and the scan reads every
 	// process's environment.
-	runs       map[string][]proc.Member
+	runs       map[string][]procid.ID
 	runEntries []string
 	// ports and holders, with ports asked about: what serves each port,
 	// and who held each port's sockets, to carry the states past a
@@ -120,7 +121,7 @@ func take(f Filter, runs bool) (*snapshot, error) {
 // runsOf is the marked processes of run id, from the one scan of every
 // process that finds a port's holders' runs, made the first time a run
 // is to be made whole, before anything is signalled.
-func (s *snapshot) runsOf(id string) []proc.Member {
+func (s *snapshot) runsOf(id string) []procid.ID {
 	if s.runs == nil && s.runEntries != nil {
 		ms, _ := proc.Host().ScanValues(s.runEntries, marker.RunIDVar)
 		s.runs = byRun(ms)
@@ -185,11 +186,11 @@ func (s *snapshot) scan(f Filter) []int {
 }
 
 // byRun sorts the marked processes by the run id they carry.
-func byRun(ms []proc.Valued) map[string][]proc.Member {
-	out := map[string][]proc.Member{}
+func byRun(ms []proc.Valued) map[string][]procid.ID {
+	out := map[string][]procid.ID{}
 	for _, m := range ms {
 		if m.Value != "" {
-			out[m.Value] = append(out[m.Value], m.Member)
+			out[m.Value] = append(out[m.Value], m.ID)
 		}
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Action says how selected processes are terminated.
@@ -332,18 +333,18 @@ func (e *escalation) wait(deadline time.Time) {
 	}
 }
 
-func (e *escalation) list() ([]proc.Member, bool) {
+func (e *escalation) list() ([]procid.ID, bool) {
 	e.wait(time.Now())
-	var ms []proc.Member
+	var ms []procid.ID
 	for _, t := range e.live() {
-		ms = append(ms, proc.Member{PID: t.r.PID, StartTime: t.r.StartTime})
+		ms = append(ms, procid.ID{PID: t.r.PID, StartTime: t.r.StartTime})
 	}
 	return ms, false
 }
 
 // send signals one target through its handle, or, with a supervisor to
 // go through, its supervisor (all but SIGKILL).
-func (e *escalation) send(m proc.Member, sig syscall.Signal) error {
+func (e *escalation) send(m procid.ID, sig syscall.Signal) error {
 	t := e.byPID[m.PID]
 	if t.via != nil && sig != syscall.SIGKILL {
 		return sendVia(t, sig, e.viaSent)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/procid"
 )
 
 // throughSupervisor reports whether p, a supervised process, is to be
@@ -52,7 +53,7 @@ func (s *snapshot) notItsTether(p Process, pid int) string {
 	if err != nil {
 		return "cannot be read: " + err.Error()
 	}
-	m := proc.Member{PID: p.PID, StartTime: p.StartTime}
+	m := procid.ID{PID: p.PID, StartTime: p.StartTime}
 	for _, rec := range s.records.of(st.UID) {
 		if rec.RunID != p.RunID || rec.Supervisor.PID != pid || rec.Supervisor.StartTime != p.Supervisor.StartTime {
 			continue

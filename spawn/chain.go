@@ -26,7 +26,7 @@ type stops struct {
 	// supervisor is the tether run tether itself runs in, from its own
 	// markers: a child subreaper that ends its tree when its command
 	// ends.
-	supervisor proc.Member
+	supervisor procid.ID
 }
 
 // ownStops reads what the walk must know of tether's own environment.
@@ -74,7 +74,7 @@ func (s stops) stopsAt(st proc.Stat, parent func() (proc.Stat, error)) (bool, st
 // The parent itself is followed apart (the parent-death signal, or the
 // platform's own watch), also when its own parent is where the walk
 // stops.
-func callerChain(fs proc.FS, s stops, ppid int) ([]proc.Member, error) {
+func callerChain(fs proc.FS, s stops, ppid int) ([]procid.ID, error) {
 	if ppid <= 1 {
 		return nil, nil
 	}
@@ -89,7 +89,7 @@ func callerChain(fs proc.FS, s stops, ppid int) ([]proc.Member, error) {
 		trace.Printf("caller's chain ends at the parent %d (%s): followed alone", ppid, why)
 		return nil, nil
 	}
-	var chain []proc.Member
+	var chain []procid.ID
 	// Each process is read once: the one above, read to tell a daemon,
 	// is the next one up.
 	var next *proc.Stat
@@ -119,7 +119,7 @@ func callerChain(fs proc.FS, s stops, ppid int) ([]proc.Member, error) {
 			trace.Printf("caller's chain ends at %d (%s): not followed", up.PID, why)
 			break
 		}
-		chain = append(chain, proc.Member{PID: up.PID, StartTime: up.StartTime})
+		chain = append(chain, procid.ID{PID: up.PID, StartTime: up.StartTime})
 		st = up
 	}
 	return chain, nil
@@ -129,7 +129,7 @@ func callerChain(fs proc.FS, s stops, ppid int) ([]proc.Member, error) {
 // process and still the parent of the one below it, from the parent
 // ppid up: an ancestor that died before its watch was set up broke a
 // link (its child went to a reaper), or is gone itself.
-func chainIntact(fs proc.FS, ppid int, chain []proc.Member) bool {
+func chainIntact(fs proc.FS, ppid int, chain []procid.ID) bool {
 	// A parent's PID is that of a live process, the same one while the
 	// child's link to it holds: one that died has its children
 	// reparented, whatever its PID became. So each link is checked from
@@ -152,7 +152,7 @@ func chainIntact(fs proc.FS, ppid int, chain []proc.Member) bool {
 }
 
 // describeChain names the chain for the trace.
-func describeChain(chain []proc.Member) string {
+func describeChain(chain []procid.ID) string {
 	pids := make([]string, len(chain))
 	for i, m := range chain {
 		pids[i] = strconv.Itoa(m.PID)

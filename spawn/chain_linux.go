@@ -9,6 +9,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/procid"
 )
 
 // watchChain has gone called once any process of chain exits, each
@@ -18,7 +19,7 @@ import (
 // tetherportable tag), as the stand-in for macOS's kqueue exit events:
 // an event, not a poll. A process already gone, or a link of
 // the chain broken before every watch was set up, is errParentGone.
-func watchChain(chain []proc.Member, ppid int, gone func()) (stop func(), err error) {
+func watchChain(chain []procid.ID, ppid int, gone func()) (stop func(), err error) {
 	if len(chain) == 0 {
 		return func() {}, nil
 	}
@@ -54,7 +55,7 @@ type exitWatch struct {
 }
 
 // openExitWatch opens the eventfd and a pidfd for each process of chain.
-func openExitWatch(chain []proc.Member) (*exitWatch, error) {
+func openExitWatch(chain []procid.ID) (*exitWatch, error) {
 	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("follow the caller's chain: eventfd: %w", err)
@@ -131,14 +132,14 @@ const chainPoll = 100 * time.Millisecond
 // chainPoll, as the watchdog looks at its supervisor. One gone before
 // the first look is errParentGone, as for the pidfd watch; a member
 // named by its PID alone is held by the start time it has now.
-func pollChain(fs proc.FS, chain []proc.Member, gone func()) (stop func(), err error) {
-	held := make([]proc.Member, len(chain))
+func pollChain(fs proc.FS, chain []procid.ID, gone func()) (stop func(), err error) {
+	held := make([]procid.ID, len(chain))
 	for i, m := range chain {
 		st, err := fs.Stat(m.PID)
 		if err != nil || st.Zombie() || m.StartTime != 0 && st.StartTime != m.StartTime {
 			return nil, errParentGone
 		}
-		held[i] = proc.Member{PID: m.PID, StartTime: st.StartTime}
+		held[i] = procid.ID{PID: m.PID, StartTime: st.StartTime}
 	}
 	quit := make(chan struct{})
 	go func() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // fakeStat writes /proc/PID/stat under root as the kernel lays it out.
@@ -59,11 +60,11 @@ func TestCallerChain(t *testing.T) {
 		{"terminal of systemd --user", stops{}, 45, []int{40}},
 		{"parent is a daemon", stops{}, 30, nil},
 		{"parent is init", stops{}, 1, nil},
-		{"inside a tether run", stops{supervisor: proc.Member{PID: 200, StartTime: 20}}, 220, []int{210}},
-		{"the parent is the tether run", stops{supervisor: proc.Member{PID: 200, StartTime: 20}}, 200, nil},
+		{"inside a tether run", stops{supervisor: procid.ID{PID: 200, StartTime: 20}}, 220, []int{210}},
+		{"the parent is the tether run", stops{supervisor: procid.ID{PID: 200, StartTime: 20}}, 200, nil},
 		{"the parent is systemd", stops{}, 20, nil},
 		{"an ancestor cannot be read", stops{}, 300, []int{310}},
-		{"a recycled supervisor PID", stops{supervisor: proc.Member{PID: 200, StartTime: 99}}, 220, []int{210, 200, 80, 70}},
+		{"a recycled supervisor PID", stops{supervisor: procid.ID{PID: 200, StartTime: 99}}, 220, []int{210, 200, 80, 70}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			chain, err := callerChain(fs, tc.s, tc.ppid)
@@ -84,7 +85,7 @@ func TestCallerChain(t *testing.T) {
 	}
 	// make 90 died: the shell below it went to init.
 	fakeStat(t, root, 100, "sh", 1, 80, 34816, 10)
-	if chainIntact(fs, 100, []proc.Member{{PID: 90, StartTime: 9}, {PID: 80, StartTime: 8}}) {
+	if chainIntact(fs, 100, []procid.ID{{PID: 90, StartTime: 9}, {PID: 80, StartTime: 8}}) {
 		t.Errorf("chain intact after a link broke, want broken")
 	}
 }

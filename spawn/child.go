@@ -16,6 +16,7 @@ import (
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Child is one child a [Host] started: its command, and its run.
@@ -143,7 +144,7 @@ func (c *Child) start() error {
 // list lists the child's tree, with the members kept before that are
 // still the same processes: an orphan leaves the child's subtree (the
 // program is no subreaper) but not the list. Under host.mu.
-func (c *Child) list(t *proc.Trees) []proc.Member {
+func (c *Child) list(t *proc.Trees) []procid.ID {
 	ms, held := c.tree(t, c.kept)
 	if !held && !c.groupGone {
 		c.groupGone = true
@@ -155,9 +156,9 @@ func (c *Child) list(t *proc.Trees) []proc.Member {
 // tree lists the child's live tree: the child while it runs, its
 // subtree while its PID is its own (held: it runs, or exited unreaped),
 // and those of known still the same processes, with their subtrees.
-func (c *Child) tree(t *proc.Trees, known []proc.Member) (ms []proc.Member, held bool) {
+func (c *Child) tree(t *proc.Trees, known []procid.ID) (ms []procid.ID, held bool) {
 	fs := proc.Host()
-	self := proc.Member{PID: c.pid, StartTime: c.started}
+	self := procid.ID{PID: c.pid, StartTime: c.started}
 	// Done is asked before Reaped: a child reaped between the two is
 	// then seen reaped, not held. A child not done is not reaped, and is
 	// read below.
@@ -182,7 +183,7 @@ func (c *Child) tree(t *proc.Trees, known []proc.Member) (ms []proc.Member, held
 	}
 	// Of the known, those still below the child are listed already, and
 	// the child itself was just read.
-	var rest []proc.Member
+	var rest []procid.ID
 	for _, m := range known {
 		if m != self && !slices.Contains(ms, m) {
 			rest = append(rest, m)
@@ -212,8 +213,8 @@ func (c *Child) reaped() (reaped, ok bool) {
 }
 
 // member reports whether m is the child itself, and its handle.
-func (c *Child) member(m proc.Member) (*proc.Handle, bool) {
-	if c.handle != nil && m == (proc.Member{PID: c.pid, StartTime: c.started}) {
+func (c *Child) member(m procid.ID) (*proc.Handle, bool) {
+	if c.handle != nil && m == (procid.ID{PID: c.pid, StartTime: c.started}) {
 		return c.handle, true
 	}
 	return nil, false
@@ -285,7 +286,7 @@ func (c *Child) groupSignal(sig syscall.Signal) bool {
 
 // inGroup reports whether m is still the same process, in the child's
 // process group.
-func (c *Child) inGroup(m proc.Member) bool {
+func (c *Child) inGroup(m procid.ID) bool {
 	st, err := proc.Host().Stat(m.PID)
 	return err == nil && st.StartTime == m.StartTime && st.PGID == c.pid
 }

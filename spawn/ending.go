@@ -17,6 +17,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/procid"
 )
 
 // end ends the trees of cs side by side, Stop's of one child and Close's
@@ -55,11 +56,11 @@ type ending struct {
 	// seen is what was seen of each child's tree, followed until it is
 	// gone, also once its parent has been ended and it has left the
 	// child's subtree.
-	seen map[*Child][]proc.Member
+	seen map[*Child][]procid.ID
 	// grouped says whose process group took the first TERM.
 	grouped map[*Child]bool
 	// owner is, for each member of the last look, its child.
-	owner map[proc.Member]*Child
+	owner map[procid.ID]*Child
 	// byRun finds the child a stray belongs to by its run id.
 	byRun map[string]*Child
 	full  bool // the search read every process (traced once)
@@ -89,7 +90,7 @@ const strayEvery = 50 * time.Millisecond
 func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) map[*Child]error {
 	en := &ending{
 		children: cs,
-		seen:     map[*Child][]proc.Member{},
+		seen:     map[*Child][]procid.ID{},
 		grouped:  map[*Child]bool{},
 		byRun:    map[string]*Child{},
 		searched: time.Now(),
@@ -139,11 +140,11 @@ func (en *ending) what() string {
 // was seen before, its cgroup's, and the strays that carry its run id.
 // It reports too whether one of the caller's processes is in the middle
 // of an execve, and cannot be told a member or not yet.
-func (en *ending) look() ([]proc.Member, bool) {
+func (en *ending) look() ([]procid.ID, bool) {
 	if en.fresh {
 		en.fresh = false
-		owner := map[proc.Member]*Child{}
-		var all []proc.Member
+		owner := map[procid.ID]*Child{}
+		var all []procid.ID
 		for _, c := range en.children {
 			for _, m := range en.seen[c] {
 				if owner[m] == nil {
@@ -188,10 +189,10 @@ func (en *ending) look() ([]proc.Member, bool) {
 		}
 		executing = len(fs.OwnedPIDs(ex, os.Getuid())) > 0
 		for _, v := range vs {
-			if c := en.byRun[v.Value]; c != nil && owner[v.Member] == nil {
-				owner[v.Member] = c
-				all = append(all, v.Member)
-				en.seen[c] = append(en.seen[c], v.Member)
+			if c := en.byRun[v.Value]; c != nil && owner[v.ID] == nil {
+				owner[v.ID] = c
+				all = append(all, v.ID)
+				en.seen[c] = append(en.seen[c], v.ID)
 			}
 		}
 	}
@@ -203,11 +204,11 @@ func (en *ending) look() ([]proc.Member, bool) {
 // seen before and its cgroup's, each with its child; what is new is
 // followed from now on. The trees are read before the strays: an orphan
 // only ever moves from a tree to the caller's line of ancestors.
-func (en *ending) trees() ([]proc.Member, map[proc.Member]*Child) {
-	owner := map[proc.Member]*Child{}
-	var all []proc.Member
+func (en *ending) trees() ([]procid.ID, map[procid.ID]*Child) {
+	owner := map[procid.ID]*Child{}
+	var all []procid.ID
 	t := proc.Host().Trees() // one look at every child's tree
-	add := func(c *Child, ms []proc.Member) {
+	add := func(c *Child, ms []procid.ID) {
 		for _, m := range ms {
 			if owner[m] == nil {
 				owner[m] = c
@@ -237,7 +238,7 @@ func (en *ending) trees() ([]proc.Member, map[proc.Member]*Child) {
 
 // send signals one member; TERM is not sent again to one its group's
 // TERM reached.
-func (en *ending) send(m proc.Member, sig syscall.Signal) error {
+func (en *ending) send(m procid.ID, sig syscall.Signal) error {
 	c := en.owner[m]
 	if sig == syscall.SIGTERM && c != nil && en.grouped[c] && c.inGroup(m) {
 		return nil

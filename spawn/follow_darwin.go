@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // watchParent has gone called once ppid exits, by a kqueue event
@@ -22,7 +23,7 @@ func watchParent(ppid int, gone func()) (stop func(), err error) {
 
 // watchChain has gone called once any process of chain exits, as
 // watchParent does for the parent.
-func watchChain(chain []proc.Member, ppid int, gone func()) (stop func(), err error) {
+func watchChain(chain []procid.ID, ppid int, gone func()) (stop func(), err error) {
 	if len(chain) == 0 {
 		return func() {}, nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Host is a Go program's supervisor of the children it starts over its
@@ -213,7 +214,7 @@ func (h *Host) list() (over []*Child) {
 	look := proc.Host().Trees() // one look at every child's tree
 	h.mu.Lock()
 	h.checkWatchdog()
-	trees := map[*Child][]proc.Member{}
+	trees := map[*Child][]procid.ID{}
 	var cs, empty []*Child
 	for _, c := range h.children {
 		if !c.stopping {
@@ -256,7 +257,7 @@ func (h *Host) list() (over []*Child) {
 	default: // searched among the ancestors' children: every stray alive is found
 		h.born, h.bornOK = [2]int{mark, mark}, true
 	}
-	var all []proc.Member
+	var all []procid.ID
 	for _, c := range cs {
 		if h.children[c.cfg.RunID] != c {
 			continue // over meanwhile
@@ -264,7 +265,7 @@ func (h *Host) list() (over []*Child) {
 		kept := trees[c]
 		for _, v := range strays {
 			if v.Value == c.cfg.RunID {
-				kept = append(kept, v.Member)
+				kept = append(kept, v.ID)
 			}
 		}
 		kept = proc.Unique(kept)
@@ -295,8 +296,8 @@ func (h *Host) list() (over []*Child) {
 
 // sortMembers orders ms by PID: the watchdog's list is written only when
 // it changed, and the map of children has no order of its own.
-func sortMembers(ms []proc.Member) {
-	slices.SortFunc(ms, func(a, b proc.Member) int { return a.PID - b.PID })
+func sortMembers(ms []procid.ID) {
+	slices.SortFunc(ms, func(a, b procid.ID) int { return a.PID - b.PID })
 }
 
 // checkWatchdog replaces a watchdog that died (kill -9, the OOM killer),
@@ -312,7 +313,7 @@ func (h *Host) checkWatchdog() {
 		return
 	}
 	var runs []watchdog.HostRun
-	var all []proc.Member
+	var all []procid.ID
 	for id, c := range h.children {
 		run := watchdog.HostRun{RunID: id, Grace: c.cfg.Grace, Cgroup: c.group.Path()}
 		if c.held() {

@@ -15,6 +15,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -46,7 +47,7 @@ func hostCommand(t *testing.T, script string) *exec.Cmd {
 }
 
 // alive reports whether m still runs (a zombie does not).
-func alive(m proc.Member) bool {
+func alive(m procid.ID) bool {
 	st, err := proc.Host().Stat(m.PID)
 	return err == nil && st.StartTime == m.StartTime && !st.Zombie()
 }
@@ -113,7 +114,7 @@ func TestHostStopEndsWhatTheChildLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	left := proc.Member{PID: gc, StartTime: st.StartTime}
+	left := procid.ID{PID: gc, StartTime: st.StartTime}
 	time.Sleep(2 * 250 * time.Millisecond)
 	if len(h.Children()) != 1 {
 		t.Fatalf("the run was let go of while its grandchild %d runs", gc)
@@ -149,7 +150,7 @@ func TestHostContainCgroup(t *testing.T) {
 	if line := proctest.ReadLine(t, stdout); line != "started" {
 		t.Fatalf("child said %q", line)
 	}
-	var escapee proc.Member
+	var escapee procid.ID
 	proctest.Eventually(t, "the escapee", func() bool {
 		ms, _ := proc.Host().Scan([]string{marker.RunIDVar + "=" + c.RunID()})
 		for _, pid := range allPIDs() {
@@ -159,7 +160,7 @@ func TestHostContainCgroup(t *testing.T) {
 					// Another test's sleep may be running too: the
 					// escapee is the one in the child's group.
 					if !containsPID(ms, pid) && cgroupOf(pid) == cgroupOf(cmd.Process.Pid) {
-						escapee = proc.Member{PID: pid, StartTime: st.StartTime}
+						escapee = procid.ID{PID: pid, StartTime: st.StartTime}
 						return true
 					}
 				}
@@ -184,7 +185,7 @@ func allPIDs() []int {
 	return pids
 }
 
-func containsPID(ms []proc.Member, pid int) bool {
+func containsPID(ms []procid.ID, pid int) bool {
 	for _, m := range ms {
 		if m.PID == pid {
 			return true
@@ -351,7 +352,7 @@ func TestHostCommandContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	left := proc.Member{PID: gc, StartTime: st.StartTime}
+	left := procid.ID{PID: gc, StartTime: st.StartTime}
 	time.Sleep(2 * 250 * time.Millisecond) // listed by the Host's ticks
 	cancel()
 	if err := cmd.Wait(); err == nil {

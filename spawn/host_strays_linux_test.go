@@ -14,6 +14,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -43,7 +44,7 @@ func stopOrphan(h *spawn.Host, env []string) (orphan int, left bool, err error) 
 	if err != nil {
 		return orphan, false, err
 	}
-	m := proc.Member{PID: orphan, StartTime: st.StartTime}
+	m := procid.ID{PID: orphan, StartTime: st.StartTime}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		st, err := proc.Host().Stat(orphan)
 		if err != nil {

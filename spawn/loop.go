@@ -15,6 +15,7 @@ import (
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
+	"github.com/tetherproc/tether/procid"
 )
 
 // record writes the tree down for the watchdog and the run's record.
@@ -65,7 +66,7 @@ func (r *supervisor) exitedZero() bool {
 // command exited 0 without Forking: a launcher that daemonizes otherwise
 // looks like a run that ended at once, in silence. tree is the cleanup's
 // first look at what is left, before its first TERM.
-func (r *supervisor) namedDaemon(tree []proc.Member) {
+func (r *supervisor) namedDaemon(tree []procid.ID) {
 	if r.cfg.Forking || !r.exitedZero() || r.daemonNamed {
 		return
 	}
@@ -209,7 +210,7 @@ func (r *supervisor) skip() int {
 }
 
 // tree lists the live processes of the command's tree.
-func (r *supervisor) tree() []proc.Member {
+func (r *supervisor) tree() []procid.ID {
 	ms, _ := r.runTree().Members()
 	return ms
 }

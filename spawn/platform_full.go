@@ -22,6 +22,7 @@ import (
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // This file holds what Linux gives a run beyond the portable path (the
@@ -148,15 +149,15 @@ func (r *supervisor) below() runtree.Source {
 	if r.cfg.SoleReaper {
 		return runtree.Below(fs, os.Getpid(), r.skip)
 	}
-	return runtree.SourceFunc(func() ([]proc.Member, bool) {
-		var out []proc.Member
+	return runtree.SourceFunc(func() ([]procid.ID, bool) {
+		var out []procid.ID
 		skip := r.skip()
 		for _, c := range r.ownChildren() {
 			if c.PID == skip {
 				continue
 			}
 			if !c.zombie {
-				out = append(out, c.Member)
+				out = append(out, c.ID)
 			}
 			out = append(out, fs.Subtree(c.PID, skip)...)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // This file is the portable supervision path: macOS's, and Linux's with
@@ -68,10 +69,10 @@ type tickState struct {
 	// snap and tree are the snapshot the listing under way was built
 	// from, and what below found in it, for strays to go on with.
 	snap *proc.Snapshot
-	tree map[proc.Member]bool
+	tree map[procid.ID]bool
 	// carries says, of each process whose environment was read,
 	// whether it carries the run id.
-	carries map[proc.Member]bool
+	carries map[procid.ID]bool
 	// scan: every listing from now on reads every environment.
 	scan bool
 }
@@ -100,11 +101,11 @@ func (r *supervisor) snapshot() *proc.Snapshot {
 // group while the command is unreaped: once it is, its PID, and with it
 // the group's number, may be another's.
 func (r *supervisor) below() runtree.Source {
-	return runtree.SourceFunc(func() ([]proc.Member, bool) {
+	return runtree.SourceFunc(func() ([]procid.ID, bool) {
 		snap := r.snapshot()
 		r.tick.snap = snap
 		out := r.belowIn(snap, r.skip())
-		r.tick.tree = make(map[proc.Member]bool, len(out))
+		r.tick.tree = make(map[procid.ID]bool, len(out))
 		for _, m := range out {
 			r.tick.tree[m] = true
 		}
@@ -112,7 +113,7 @@ func (r *supervisor) below() runtree.Source {
 	})
 }
 
-func (r *supervisor) belowIn(snap *proc.Snapshot, skip int) []proc.Member {
+func (r *supervisor) belowIn(snap *proc.Snapshot, skip int) []procid.ID {
 	pgid := r.child
 	if r.done {
 		pgid = 0
@@ -125,9 +126,9 @@ func (r *supervisor) belowIn(snap *proc.Snapshot, skip int) []proc.Member {
 	if r.done {
 		return nil
 	}
-	var out []proc.Member
+	var out []procid.ID
 	if p, ok := snap.Process(r.child); ok && !p.Zombie {
-		out = append(out, proc.Member{PID: r.child, StartTime: p.StartTime})
+		out = append(out, procid.ID{PID: r.child, StartTime: p.StartTime})
 	}
 	return append(out, snap.Descendants([]int{r.child}, skip, pgid)...)
 }
@@ -164,13 +165,13 @@ func (r *supervisor) beforeReap() {
 // listed from: it is looked at right after below.
 func (r *supervisor) strays() runtree.Source { return runtree.SourceFunc(r.strayMembers) }
 
-func (r *supervisor) strayMembers() ([]proc.Member, bool) {
+func (r *supervisor) strayMembers() ([]procid.ID, bool) {
 	snap := r.tick.snap
 	if snap == nil {
 		snap = r.snapshot()
 	}
 	r.tick.snap = nil
-	var ms []proc.Member
+	var ms []procid.ID
 	if r.tick.scan {
 		ms, _ = proc.Host().Scan([]string{r.entry()})
 	} else {
@@ -192,15 +193,15 @@ func (r *supervisor) strayMembers() ([]proc.Member, bool) {
 // root) that below did not find, each read the first time it is seen
 // and never again. A read that may come out otherwise later (an execve
 // under way) is not kept.
-func (r *supervisor) carriers(snap *proc.Snapshot) []proc.Member {
+func (r *supervisor) carriers(snap *proc.Snapshot) []procid.ID {
 	fs := proc.Host()
 	entry := r.entry()
 	self, uid, root := os.Getpid(), os.Getuid(), os.Geteuid() == 0
 	was := r.tick.carries
-	now := make(map[proc.Member]bool, len(was))
-	var out []proc.Member
+	now := make(map[procid.ID]bool, len(was))
+	var out []procid.ID
 	snap.Each(func(p proc.Process) {
-		m := proc.Member{PID: p.PID, StartTime: p.StartTime}
+		m := procid.ID{PID: p.PID, StartTime: p.StartTime}
 		if p.PID == self || p.Zombie || r.tick.tree[m] || !root && p.UID >= 0 && p.UID != uid {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/procid"
 )
 
 // A Supervise that is not its process's sole reaper shares the process
@@ -51,7 +52,7 @@ type reaper struct {
 	orphaned   bool
 	// adopted says, of each child of the process that is not the
 	// command, whether it is the run's; without sole only.
-	adopted map[proc.Member]bool
+	adopted map[procid.ID]bool
 }
 
 // unreaped reports whether the command runs, or exited and is not yet
@@ -120,7 +121,7 @@ func (p *reaper) exited(status syscall.WaitStatus) {
 
 // ownChild is one child of the process that is the run's.
 type ownChild struct {
-	proc.Member
+	procid.ID
 	zombie bool
 }
 
@@ -131,18 +132,18 @@ type ownChild struct {
 // the watchdog is never one. What each child was found to be is kept for
 // as long as it is a child, so that one seen to be the run's while it
 // ran is known to be when it is a zombie.
-func (p *reaper) ownChildren(entry string, kept []proc.Member, watchdog int) []ownChild {
+func (p *reaper) ownChildren(entry string, kept []procid.ID, watchdog int) []ownChild {
 	fs := proc.Host()
 	var out []ownChild
 	if p.unreaped() {
 		if st, err := fs.Stat(p.child); err == nil {
-			out = append(out, ownChild{proc.Member{PID: p.child, StartTime: st.StartTime}, st.Zombie()})
+			out = append(out, ownChild{procid.ID{PID: p.child, StartTime: st.StartTime}, st.Zombie()})
 		}
 	}
 	if !adoptsOrphans {
 		return out
 	}
-	known := make(map[proc.Member]bool, len(p.adopted))
+	known := make(map[procid.ID]bool, len(p.adopted))
 	for _, pid := range fs.Children(os.Getpid()) {
 		if pid == p.child || pid == watchdog {
 			continue
@@ -151,7 +152,7 @@ func (p *reaper) ownChildren(entry string, kept []proc.Member, watchdog int) []o
 		if err != nil {
 			continue
 		}
-		m := proc.Member{PID: pid, StartTime: st.StartTime}
+		m := procid.ID{PID: pid, StartTime: st.StartTime}
 		ours, seen := p.adopted[m]
 		if !ours {
 			// The group and the list are asked each time (a

@@ -40,7 +40,7 @@ type run struct {
 	// group is the run's cgroup; nil when it has none.
 	group *cgroup.Group
 	// kept is the tree as last written down.
-	kept []proc.Member
+	kept []procid.ID
 	// rec is the run's record once written (recTried); nil without.
 	rec      *registry.Writer
 	recTried bool
@@ -59,7 +59,7 @@ func (r *run) entry() string { return marker.RunIDVar + "=" + r.cfg.RunID }
 // run without a record (traced), as the markers alone were before; it is
 // not tried again. The watchdog is fed by the caller: a Host's is told
 // every child's tree at once.
-func (r *run) keep(ms []proc.Member) {
+func (r *run) keep(ms []procid.ID) {
 	r.kept = ms
 	ids := slices.Clone(ms) // the record may keep it; the caller reuses ms
 	if r.rec != nil {

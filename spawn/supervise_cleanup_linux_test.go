@@ -16,6 +16,7 @@ import (
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // leftScript starts, in the background, what a command leaves behind in
@@ -49,9 +50,9 @@ while :; do sleep 0.05; done`
 // command's own, and names each process with its start time. Those still
 // alive when the test ends are killed then: the leak check, which looks
 // for the test's id in environments, finds none of them.
-func leftBehind(t *testing.T, s *supervision) (left map[string]proc.Member, command int) {
+func leftBehind(t *testing.T, s *supervision) (left map[string]procid.ID, command int) {
 	t.Helper()
-	left = map[string]proc.Member{}
+	left = map[string]procid.ID{}
 	t.Cleanup(func() {
 		for _, m := range left {
 			_ = kill.Signal(m, syscall.SIGKILL)
@@ -70,7 +71,7 @@ func leftBehind(t *testing.T, s *supervision) (left map[string]proc.Member, comm
 		if err != nil {
 			t.Fatalf("%s %d: %v, want it running", f[0], pids[0], err)
 		}
-		left[f[0]] = proc.Member{PID: pids[0], StartTime: st.StartTime}
+		left[f[0]] = procid.ID{PID: pids[0], StartTime: st.StartTime}
 	}
 }
 
@@ -218,7 +219,7 @@ while :; do sleep 0.05; done`
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := proc.Member{PID: holder, StartTime: st.StartTime}
+			m := procid.ID{PID: holder, StartTime: st.StartTime}
 			t.Cleanup(func() { _ = kill.Signal(m, syscall.SIGKILL) })
 			if err := syscall.Kill(command, syscall.SIGUSR1); err != nil {
 				t.Fatal(err)
@@ -263,7 +264,7 @@ echo command $$`
 			if err != nil {
 				t.Fatalf("daemon %d: %v, want it running", daemon, err)
 			}
-			m := proc.Member{PID: daemon, StartTime: st.StartTime}
+			m := procid.ID{PID: daemon, StartTime: st.StartTime}
 			t.Cleanup(func() { _ = kill.Signal(m, syscall.SIGKILL) })
 			// The command has exited once Supervise has reaped it; a run
 			// without Forking would end the daemon and return then.

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // errUnsupported is why there is no group here.
@@ -26,12 +26,12 @@ func Try() (bool, error, error) { return false, nil, errUnsupported }
 // Open is no group.
 func Open(string) *Group { return nil }
 
-func (g *Group) BornIn() error          { return errUnsupported }
-func (g *Group) Path() string           { return "" }
-func (g *Group) FD() int                { return -1 }
-func (g *Group) Members() []proc.Member { return nil }
-func (g *Group) KillAll()               {}
-func (g *Group) Release()               {}
+func (g *Group) BornIn() error        { return errUnsupported }
+func (g *Group) Path() string         { return "" }
+func (g *Group) FD() int              { return -1 }
+func (g *Group) Members() []procid.ID { return nil }
+func (g *Group) KillAll()             {}
+func (g *Group) Release()             {}
 
 // EnterMain fails: cgroups are Linux's.
 func EnterMain([]string) int {

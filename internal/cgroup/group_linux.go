@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // stampAttr holds a run's stamp on its group: the entries of the
@@ -136,8 +137,8 @@ func parseProcs(data []byte) ([]int, error) {
 // read in the group again after its start time: a PID listed by
 // cgroup.procs may have changed hands before its start time was read,
 // and a process elsewhere must never be taken for a member.
-func (h Hierarchy) Members(pfs proc.FS, dir string) []proc.Member {
-	var out []proc.Member
+func (h Hierarchy) Members(pfs proc.FS, dir string) []procid.ID {
+	var out []procid.ID
 	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
@@ -151,7 +152,7 @@ func (h Hierarchy) Members(pfs proc.FS, dir string) []proc.Member {
 			if in, err := h.Of(pfs, pid); err != nil || in != dir && !strings.HasPrefix(in, dir+"/") {
 				continue
 			}
-			out = append(out, proc.Member{PID: pid, StartTime: st.StartTime})
+			out = append(out, procid.ID{PID: pid, StartTime: st.StartTime})
 		}
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // newTestGroup makes a run's group below the test's own, or skips where
@@ -70,7 +71,7 @@ func TestGroupStampMembersKill(t *testing.T) {
 	// A session of its own and a double fork: still in the group.
 	cmd := startIn(t, g, "sleep 300 & (setsid sleep 300 &) ; exec sleep 300")
 	waitFor(t, "three members", func() bool { return len(h.Members(proc.Host(), g.Dir)) >= 3 })
-	if !slices.ContainsFunc(h.Members(proc.Host(), g.Dir), func(m proc.Member) bool { return m.PID == cmd.Process.Pid }) {
+	if !slices.ContainsFunc(h.Members(proc.Host(), g.Dir), func(m procid.ID) bool { return m.PID == cmd.Process.Pid }) {
 		t.Errorf("Members(%s) = %v; want the shell %d among them", g.Dir, h.Members(proc.Host(), g.Dir), cmd.Process.Pid)
 	}
 	if !Populated(g.Dir) {

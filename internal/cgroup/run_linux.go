@@ -12,6 +12,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // New makes the group of run runID below the calling process's own
@@ -82,7 +83,7 @@ func (g *Group) Path() string {
 }
 
 // Members are the group's live processes; none for nil.
-func (g *Group) Members() []proc.Member {
+func (g *Group) Members() []procid.ID {
 	if g == nil {
 		return nil // and no look for the hierarchy either
 	}

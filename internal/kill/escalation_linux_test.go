@@ -9,6 +9,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/procid"
 )
 
 // The escalation ends a set that grows while it runs and holds a member
@@ -41,11 +42,11 @@ func TestEscalationEndsAGrowingSet(t *testing.T) {
 	}
 	fs := proc.Host()
 	sent := map[int][]string{}
-	live := func() []proc.Member {
-		var ms []proc.Member
+	live := func() []procid.ID {
+		var ms []procid.ID
 		for _, c := range cmds {
 			if st, err := fs.Stat(c.Process.Pid); err == nil && !st.Zombie() {
-				ms = append(ms, proc.Member{PID: c.Process.Pid, StartTime: st.StartTime})
+				ms = append(ms, procid.ID{PID: c.Process.Pid, StartTime: st.StartTime})
 			}
 		}
 		return ms
@@ -53,7 +54,7 @@ func TestEscalationEndsAGrowingSet(t *testing.T) {
 	rounds := 0
 	ended := kill.Escalation{
 		Grace: 300 * time.Millisecond,
-		List: func() ([]proc.Member, bool) {
+		List: func() ([]procid.ID, bool) {
 			if rounds++; rounds == 2 {
 				// A member forked while the escalation runs.
 				late := start("exec sleep 60")
@@ -62,7 +63,7 @@ func TestEscalationEndsAGrowingSet(t *testing.T) {
 			}
 			return live(), false
 		},
-		Send: func(m proc.Member, sig syscall.Signal) error {
+		Send: func(m procid.ID, sig syscall.Signal) error {
 			sent[m.PID] = append(sent[m.PID], proc.SignalName(sig))
 			return kill.SignalIn(fs, m, sig)
 		},

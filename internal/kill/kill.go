@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/procid"
 )
 
 // WaitAfterKill bounds the wait for processes to go after SIGKILL: only a
@@ -17,13 +18,13 @@ const WaitAfterKill = 10 * time.Second
 
 // Signal sends sig to m as this process's /proc numbers it: SignalIn on
 // proc.Host().
-func Signal(m proc.Member, sig syscall.Signal) error { return SignalIn(proc.Host(), m, sig) }
+func Signal(m procid.ID, sig syscall.Signal) error { return SignalIn(proc.Host(), m, sig) }
 
 // SignalIn sends sig to m, as fs numbers it, through a handle opened before m's start time is
 // read again, so that a PID recycled since m was seen (a grandchild
 // reaped by its own parent) is never signalled. ErrGone when m no longer
 // holds its PID.
-func SignalIn(fs proc.FS, m proc.Member, sig syscall.Signal) error {
+func SignalIn(fs proc.FS, m procid.ID, sig syscall.Signal) error {
 	h, err := fs.Open(m.PID)
 	if err != nil {
 		return err
@@ -53,9 +54,9 @@ type Escalation struct {
 	// List returns the live members now; unsettled says that some process
 	// could not yet be told to be a member or not (in the middle of an
 	// execve), so an empty list does not end the set.
-	List func() (live []proc.Member, unsettled bool)
+	List func() (live []procid.ID, unsettled bool)
 	// Send signals one member; ErrGone means it is already gone.
-	Send func(m proc.Member, sig syscall.Signal) error
+	Send func(m procid.ID, sig syscall.Signal) error
 	// KillAll, when set, is called once as the grace ends, before the
 	// members get SIGKILL one by one: a cgroup's kill, which also takes
 	// whatever the members fork meanwhile.
@@ -83,7 +84,7 @@ func (e Escalation) Run() bool {
 	}
 	killAt := time.Now().Add(e.Grace)
 	giveUp := killAt.Add(WaitAfterKill)
-	seen, killed := map[proc.Member]bool{}, map[proc.Member]bool{}
+	seen, killed := map[procid.ID]bool{}, map[procid.ID]bool{}
 	var quietSince time.Time
 	hurried := false
 	for killing := false; ; {
@@ -147,7 +148,7 @@ func (e Escalation) hurried() bool {
 	}
 }
 
-func (e Escalation) send(m proc.Member, sig syscall.Signal) {
+func (e Escalation) send(m procid.ID, sig syscall.Signal) {
 	err := e.Send(m, sig)
 	switch {
 	case err == nil:

@@ -1,9 +1,11 @@
 package proc
 
+import "github.com/tetherproc/tether/procid"
+
 // Unique is ms without repeats, in their first order: a member found on
 // several grounds is signalled once.
-func Unique(ms []Member) []Member {
-	seen := make(map[Member]bool, len(ms))
+func Unique(ms []procid.ID) []procid.ID {
+	seen := make(map[procid.ID]bool, len(ms))
 	out := ms[:0]
 	for _, m := range ms {
 		if !seen[m] {
@@ -15,7 +17,7 @@ func Unique(ms []Member) []Member {
 }
 
 // Alive reports whether m is still the process it names, not exited.
-func (fs FS) Alive(m Member) bool {
+func (fs FS) Alive(m procid.ID) bool {
 	st, err := fs.Stat(m.PID)
 	return err == nil && st.StartTime == m.StartTime && !st.Zombie()
 }
@@ -24,14 +26,14 @@ func (fs FS) Alive(m Member) bool {
 // once: a list of any length (another user's run records name what
 // they like) costs one listing of the table and one read of each live
 // PID it names, never a read per entry.
-func (fs FS) Living(ms []Member) []Member {
+func (fs FS) Living(ms []procid.ID) []procid.ID {
 	if len(ms) == 0 {
 		return nil
 	}
 	pids, err := fs.PIDs()
 	if err != nil {
 		// No listing: each read on its own, never all taken for gone.
-		var out []Member
+		var out []procid.ID
 		for _, m := range Unique(ms) {
 			if fs.Alive(m) {
 				out = append(out, m)
@@ -43,7 +45,7 @@ func (fs FS) Living(ms []Member) []Member {
 	for _, pid := range pids {
 		live[pid] = true
 	}
-	var out []Member
+	var out []procid.ID
 	starts := map[int]uint64{}
 	for _, m := range ms {
 		if !live[m.PID] {
@@ -81,4 +83,4 @@ func (fs FS) OwnedPIDs(pids []int, uid int) []int {
 // AliveWithSubtrees lists those of ms that are still the processes they
 // name, each with its live descendants: a list of a tree written down
 // earlier, read again once the tree may have scattered.
-func (fs FS) AliveWithSubtrees(ms []Member) []Member { return fs.Trees().AliveWithSubtrees(ms) }
+func (fs FS) AliveWithSubtrees(ms []procid.ID) []procid.ID { return fs.Trees().AliveWithSubtrees(ms) }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tetherproc/tether/procid"
 )
 
 // bornMost bounds the PIDs a search by birth reads: past it, more
@@ -47,7 +49,7 @@ var ownNamespace = sync.OnceValue(func() bool {
 // where the span cannot be trusted to hold them all: more PIDs than
 // bornMost, or to unknown. Threads are listed too (a thread's id is a
 // PID handed out); a caller that matches one tells it apart with Leader.
-func (fs FS) born(from, to int, since uint64, skip func(pid int) bool) (ms []Member, ok bool) {
+func (fs FS) born(from, to int, since uint64, skip func(pid int) bool) (ms []procid.ID, ok bool) {
 	top := fs.maxPIDFor(from, to)
 	if from < 0 || to < 0 || from > top || to > top {
 		return nil, false
@@ -70,7 +72,7 @@ func (fs FS) born(from, to int, since uint64, skip func(pid int) bool) (ms []Mem
 		if err != nil || st.Zombie() || st.StartTime < since {
 			continue
 		}
-		ms = append(ms, Member{PID: pid, StartTime: st.StartTime})
+		ms = append(ms, procid.ID{PID: pid, StartTime: st.StartTime})
 	}
 	return ms, true
 }
@@ -123,10 +125,10 @@ func (fs FS) StraysBorn(from, to int, since uint64, entries []string, key string
 	matched, executing = fs.matchStrays(fresh, entries, key, false)
 	// A match's child born in the span is a match of its own too.
 	out := matched[:0]
-	seen := make(map[Member]bool, len(matched))
+	seen := make(map[procid.ID]bool, len(matched))
 	for _, v := range matched {
-		if !seen[v.Member] && fs.Leader(v.PID) {
-			seen[v.Member] = true
+		if !seen[v.ID] && fs.Leader(v.PID) {
+			seen[v.ID] = true
 			out = append(out, v)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/procid"
 )
 
 // A process that left its tree between two readings of the last PID is
@@ -35,15 +36,15 @@ func TestStraysBorn(t *testing.T) {
 	if _, err := fmt.Sscan(string(out), &pid, &parent); err != nil {
 		t.Fatalf("no stray: %q", out)
 	}
-	var stray proc.Member
+	var stray procid.ID
 	proctest.Eventually(t, "the stray to leave its parent and have its child", func() bool {
 		st, err := fs.Stat(pid)
-		stray = proc.Member{PID: pid, StartTime: st.StartTime}
+		stray = procid.ID{PID: pid, StartTime: st.StartTime}
 		return err == nil && st.PPID != parent && st.Comm == "sleep" && len(fs.Subtree(pid, 0)) == 1
 	})
 	child := fs.Subtree(pid, 0)[0]
 	t.Cleanup(func() {
-		for _, m := range []proc.Member{stray, child} {
+		for _, m := range []procid.ID{stray, child} {
 			_ = kill.SignalIn(fs, m, unix.SIGKILL) // the test's own
 		}
 	})
@@ -63,7 +64,7 @@ func TestStraysBorn(t *testing.T) {
 	if !ok {
 		t.Fatalf("StraysBorn(%d, %d) refused a span of a few processes", from, to)
 	}
-	want := []proc.Valued{{Member: stray, Value: "v1"}, {Member: child, Value: "v1"}}
+	want := []proc.Valued{{ID: stray, Value: "v1"}, {ID: child, Value: "v1"}}
 	if !slices.Equal(vs, want) {
 		t.Errorf("StraysBorn = %v (executing %v), want %v", vs, executing, want)
 	}
@@ -121,7 +122,7 @@ func TestBornSpan(t *testing.T) {
 	if !ok {
 		t.Fatalf("Born(%d, 1) refused a span of 3", top-2)
 	}
-	if !slices.ContainsFunc(ms, func(m proc.Member) bool { return m.PID == 1 }) {
+	if !slices.ContainsFunc(ms, func(m procid.ID) bool { return m.PID == 1 }) {
 		t.Errorf("Born(%d, 1) = %v, want PID 1 among them", top-2, ms)
 	}
 	if _, ok := fs.Born(1, top, 0); ok && top-1 > 1<<14 {

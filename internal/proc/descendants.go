@@ -1,5 +1,7 @@
 package proc
 
+import "github.com/tetherproc/tether/procid"
+
 // Descendants lists the live (non-zombie) descendants of root, leaving
 // out skip and its own descendants, by the parent links of every process:
 // the walk where there is no per-process list of children (macOS) or no
@@ -7,7 +9,7 @@ package proc
 // that process group are listed too, wherever their parents are. An
 // orphan already re-parented to init that left the group is not among
 // them; what finds it is the run id it carries.
-func (fs FS) Descendants(root, skip, pgid int) []Member {
+func (fs FS) Descendants(root, skip, pgid int) []procid.ID {
 	snap, err := fs.Snapshot()
 	if err != nil {
 		return nil
@@ -18,8 +20,8 @@ func (fs FS) Descendants(root, skip, pgid int) []Member {
 // walk lists the live processes reached from queue, breadth first, each
 // once, none of seen: next gives a process's stat, its children, and
 // whether it could be read at all.
-func walk(queue []int, seen map[int]bool, next func(pid int) (Stat, []int, bool)) []Member {
-	var out []Member
+func walk(queue []int, seen map[int]bool, next func(pid int) (Stat, []int, bool)) []procid.ID {
+	var out []procid.ID
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
@@ -32,7 +34,7 @@ func walk(queue []int, seen map[int]bool, next func(pid int) (Stat, []int, bool)
 			continue
 		}
 		if !st.Zombie() {
-			out = append(out, Member{PID: pid, StartTime: st.StartTime})
+			out = append(out, procid.ID{PID: pid, StartTime: st.StartTime})
 		}
 		queue = append(queue, children...)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // The readers run on a process table laid out on disk as /proc is:
@@ -65,13 +66,13 @@ func TestFSScanAndTree(t *testing.T) {
 		t.Errorf("PIDs() = %v, %v; want %v", pids, err, want)
 	}
 	matched, executing := fixtureFS.Scan([]string{"TETHER=1", "TETHER_NAME=web"})
-	if want := []proc.Member{{PID: 5971, StartTime: 31814}}; !reflect.DeepEqual(matched, want) || !reflect.DeepEqual(executing, []int{5983}) {
+	if want := []procid.ID{{PID: 5971, StartTime: 31814}}; !reflect.DeepEqual(matched, want) || !reflect.DeepEqual(executing, []int{5983}) {
 		t.Errorf("Scan = %v, executing %v; want %v, executing [5983]", matched, executing, want)
 	}
 	if matched, _ := fixtureFS.Scan([]string{"TETHER=1", "TETHER_NAME=we"}); len(matched) != 0 {
 		t.Errorf("Scan for another name = %v; want none", matched)
 	}
-	if tree := fixtureFS.Subtree(5971, 0); !reflect.DeepEqual(tree, []proc.Member{{PID: 5983, StartTime: 31855}}) {
+	if tree := fixtureFS.Subtree(5971, 0); !reflect.DeepEqual(tree, []procid.ID{{PID: 5983, StartTime: 31855}}) {
 		t.Errorf("Subtree(5971) = %v; want the live child 5983 only", tree)
 	}
 	if tree := fixtureFS.Subtree(5971, 5983); len(tree) != 0 {
@@ -114,8 +115,8 @@ func TestDescendantsByParentLinks(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	byLinks, byLists := fs.Descendants(cmd.Process.Pid, 0, 0), fs.Subtree(cmd.Process.Pid, 0)
-	slices.SortFunc(byLinks, func(a, b proc.Member) int { return a.PID - b.PID })
-	slices.SortFunc(byLists, func(a, b proc.Member) int { return a.PID - b.PID })
+	slices.SortFunc(byLinks, func(a, b procid.ID) int { return a.PID - b.PID })
+	slices.SortFunc(byLists, func(a, b procid.ID) int { return a.PID - b.PID })
 	if len(byLists) != 3 || !reflect.DeepEqual(byLinks, byLists) {
 		t.Errorf("Descendants = %v, Subtree = %v; want the same three", byLinks, byLists)
 	}

@@ -22,14 +22,10 @@ type Process struct {
 	Comm         string
 }
 
-// Member names one live process exactly: a PID and the start time it had
-// when it was seen, so that a recycled PID is told apart from it.
-type Member = procid.ID
-
 // Valued is a process a scan matched, with the value of the variable
 // the scan was asked to read from its environment ("" where it has none).
 type Valued struct {
-	Member
+	procid.ID
 	Value string
 }
 
@@ -69,13 +65,13 @@ func (e *readError) Error() string   { return e.what + ": " + e.err.Error() }
 func (e *readError) Unwrap() []error { return []error{e.kind, e.err} }
 
 // members are the members of vs, without their values.
-func members(vs []Valued, executing []int) ([]Member, []int) {
+func members(vs []Valued, executing []int) ([]procid.ID, []int) {
 	if vs == nil {
 		return nil, executing
 	}
-	out := make([]Member, len(vs))
+	out := make([]procid.ID, len(vs))
 	for i, v := range vs {
-		out[i] = v.Member
+		out[i] = v.ID
 	}
 	return out, executing
 }

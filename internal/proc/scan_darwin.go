@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/procid"
 )
 
 // PIDs lists the processes through sysctl kern.proc.all.
@@ -29,7 +31,7 @@ func (fs FS) PIDs() ([]int, error) {
 // Scan matches each process's environment (kern.procargs2) against
 // entries. Other users' environments are unreadable here unless running
 // as root. No execve window is known on macOS: executing is always empty.
-func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
+func (fs FS) Scan(entries []string) (matched []procid.ID, executing []int) {
 	return members(fs.scan(func(env []string) (string, bool) { return "", hasAll(env, entries) }))
 }
 
@@ -51,7 +53,7 @@ func (fs FS) ScanValues(entries []string, key string) (matched []Valued, executi
 
 // ScanAny is Scan for the processes whose environment holds any one of
 // entries.
-func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) {
+func (fs FS) ScanAny(entries []string) (matched []procid.ID, executing []int) {
 	return members(fs.scan(func(env []string) (string, bool) {
 		return "", slices.ContainsFunc(entries, func(e string) bool { return slices.Contains(env, e) })
 	}))
@@ -79,7 +81,7 @@ func (fs FS) scan(match func(env []string) (string, bool)) (matched []Valued, ex
 			return
 		}
 		if value, ok := match(env); ok {
-			matched = append(matched, Valued{Member{PID: p.PID, StartTime: p.StartTime}, value})
+			matched = append(matched, Valued{procid.ID{PID: p.PID, StartTime: p.StartTime}, value})
 		}
 	})
 	return matched, nil

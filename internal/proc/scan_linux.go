@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/procid"
 )
 
 // PIDs lists the processes of the table (threads are not listed).
@@ -53,7 +55,7 @@ func parallel(n int, fn func(i int, buf *[]byte)) {
 // them (only while it is young: past ExecWindow it unmapped its
 // environment itself, and no scan is held up by it): a caller that must not miss one (a cleanup, a leak check) scans
 // again, one that verifies each candidate (a reclaim) waits it out.
-func (fs FS) Scan(entries []string) (matched []Member, executing []int) {
+func (fs FS) Scan(entries []string) (matched []procid.ID, executing []int) {
 	want := make([][]byte, len(entries))
 	for i, e := range entries {
 		want[i] = []byte(e)
@@ -81,7 +83,7 @@ func (fs FS) ScanValues(entries []string, key string) (matched []Valued, executi
 // ScanAny is Scan for the processes whose environment holds any one of
 // entries whole: the processes of several runs, each known by its run
 // id, from one pass.
-func (fs FS) ScanAny(entries []string) (matched []Member, executing []int) {
+func (fs FS) ScanAny(entries []string) (matched []procid.ID, executing []int) {
 	want := make([][][]byte, len(entries))
 	for i, e := range entries {
 		want[i] = [][]byte{[]byte(e)}
@@ -142,7 +144,7 @@ func (fs FS) scan(match func(env []byte) (string, bool)) (matched []Valued, exec
 			return
 		}
 		mu.Lock()
-		matched = append(matched, Valued{Member{PID: pid, StartTime: st.StartTime}, value})
+		matched = append(matched, Valued{procid.ID{PID: pid, StartTime: st.StartTime}, value})
 		mu.Unlock()
 	})
 	return matched, executing

@@ -1,5 +1,7 @@
 package proc
 
+import "github.com/tetherproc/tether/procid"
+
 // Snapshot is the process table as one pass read it: each process's
 // parent, group, start time, state and, where the platform gives it in
 // the same pass, its user. A walk of the tree by parent links is made on
@@ -48,7 +50,7 @@ func (s *Snapshot) Each(fn func(Process)) {
 
 // Alive reports whether m is in the snapshot and not a zombie: the same
 // PID with the same start time.
-func (s *Snapshot) Alive(m Member) bool {
+func (s *Snapshot) Alive(m procid.ID) bool {
 	p, ok := s.procs[m.PID]
 	return ok && p.StartTime == m.StartTime && !p.Zombie
 }
@@ -59,7 +61,7 @@ func (s *Snapshot) Alive(m Member) bool {
 // The roots themselves are not listed. A child is never older than its
 // parent: a link that says otherwise is an older process whose parent's
 // PID has been recycled since it was read, and is not followed.
-func (s *Snapshot) Descendants(roots []int, skip, pgid int) []Member {
+func (s *Snapshot) Descendants(roots []int, skip, pgid int) []procid.ID {
 	var queue []int
 	seen := map[int]bool{skip: true}
 	for _, root := range roots {

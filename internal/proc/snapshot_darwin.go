@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/procid"
 )
 
 // Snapshot reads the whole table in one sysctl, kern.proc.all: each
@@ -53,11 +55,11 @@ func processOfKinfo(k *unix.KinfoProc) Process {
 // the moment's (see the Linux Table for how it differs there).
 type Table struct {
 	fs  FS
-	old map[Member]bool
+	old map[procid.ID]bool
 }
 
 // NewTable is a Table of every process, until Before is called.
-func (fs FS) NewTable() *Table { return &Table{fs: fs, old: map[Member]bool{}} }
+func (fs FS) NewTable() *Table { return &Table{fs: fs, old: map[procid.ID]bool{}} }
 
 // Before takes every process there is now as older than the moment:
 // called before it, it leaves them out of every snapshot.
@@ -66,7 +68,7 @@ func (t *Table) Before() {
 	if err != nil {
 		return
 	}
-	snap.Each(func(p Process) { t.old[Member{PID: p.PID, StartTime: p.StartTime}] = true })
+	snap.Each(func(p Process) { t.old[procid.ID{PID: p.PID, StartTime: p.StartTime}] = true })
 }
 
 // Since has nothing to do: start times are not compared here.
@@ -79,13 +81,13 @@ func (t *Table) Snapshot() (*Snapshot, error) {
 		return nil, fmt.Errorf("sysctl kern.proc.all: %w", err)
 	}
 	out := make([]Process, 0, 16)
-	old := make(map[Member]bool, len(t.old))
+	old := make(map[procid.ID]bool, len(t.old))
 	for i := range procs {
 		p := processOfKinfo(&procs[i])
 		if p.PID <= 0 {
 			continue
 		}
-		if m := (Member{PID: p.PID, StartTime: p.StartTime}); t.old[m] {
+		if m := (procid.ID{PID: p.PID, StartTime: p.StartTime}); t.old[m] {
 			old[m] = true
 			continue
 		}

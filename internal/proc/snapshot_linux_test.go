@@ -14,6 +14,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // A snapshot of the fixture table holds what its stat files say, and the
@@ -26,18 +27,18 @@ func TestSnapshotOfFixture(t *testing.T) {
 	if p, ok := snap.Process(5971); !ok || p.PPID != 5970 || p.PGID != 5965 || p.StartTime != 31814 || p.Zombie || p.UID != -1 {
 		t.Errorf("Process(5971) = %+v, %v; want parent 5970, group 5965, start 31814, alive, user unknown", p, ok)
 	}
-	if !snap.Alive(proc.Member{PID: 5983, StartTime: 31855}) || snap.Alive(proc.Member{PID: 5983, StartTime: 1}) || snap.Alive(proc.Member{PID: 6049, StartTime: 32200}) {
+	if !snap.Alive(procid.ID{PID: 5983, StartTime: 31855}) || snap.Alive(procid.ID{PID: 5983, StartTime: 1}) || snap.Alive(procid.ID{PID: 6049, StartTime: 32200}) {
 		t.Errorf("Alive: want 5983 with its start time only, and not the zombie 6049")
 	}
-	want := []proc.Member{{PID: 5983, StartTime: 31855}}
+	want := []procid.ID{{PID: 5983, StartTime: 31855}}
 	if got := snap.Descendants([]int{5971}, 0, 0); !reflect.DeepEqual(got, want) {
 		t.Errorf("Descendants(5971) = %v; want the live child 5983 only", got)
 	}
 	// 6050's group is 5965, as 5983's is; 5971 is in it too but is the
 	// root.
 	got := snap.Descendants([]int{5971}, 0, 5965)
-	slices.SortFunc(got, func(a, b proc.Member) int { return a.PID - b.PID })
-	if want := []proc.Member{{PID: 5983, StartTime: 31855}, {PID: 6050, StartTime: 31855}}; !reflect.DeepEqual(got, want) {
+	slices.SortFunc(got, func(a, b procid.ID) int { return a.PID - b.PID })
+	if want := []procid.ID{{PID: 5983, StartTime: 31855}, {PID: 6050, StartTime: 31855}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Descendants(5971, group 5965) = %v; want %v", got, want)
 	}
 	// A table given a moment lists only what started since.
@@ -82,8 +83,8 @@ func TestSnapshotSkipsLinksToYoungerParents(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := snap.Descendants([]int{10}, 0, 0)
-	slices.SortFunc(got, func(a, b proc.Member) int { return a.PID - b.PID })
-	if want := []proc.Member{{PID: 30, StartTime: 600}, {PID: 40, StartTime: 600}}; !reflect.DeepEqual(got, want) {
+	slices.SortFunc(got, func(a, b procid.ID) int { return a.PID - b.PID })
+	if want := []procid.ID{{PID: 30, StartTime: 600}, {PID: 40, StartTime: 600}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Descendants(10) = %v; want %v, not the older 20", got, want)
 	}
 }
@@ -115,7 +116,7 @@ func TestTableFollowsNewProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab.Since(st.StartTime)
-	var kids []proc.Member
+	var kids []procid.ID
 	deadline := time.Now().Add(10 * time.Second)
 	for len(kids) < 2 && time.Now().Before(deadline) {
 		snap, err := tab.Snapshot()

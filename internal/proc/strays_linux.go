@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/procid"
 )
 
 // Strays finds the processes whose environment holds any one of entries
@@ -75,7 +77,7 @@ func entriesMatch(entries []string, key string) func(env []byte) (string, bool) 
 // descend, the descendants of a candidate whose environment cannot be
 // read (not dumpable) are candidates too: they may carry the entries
 // all the same.
-func (fs FS) matchStrays(candidates []Member, entries []string, key string, descend bool) (matched []Valued, executing []int) {
+func (fs FS) matchStrays(candidates []procid.ID, entries []string, key string, descend bool) (matched []Valued, executing []int) {
 	match := entriesMatch(entries, key)
 	buf := make([]byte, 4096)
 	var roots []Valued
@@ -116,7 +118,7 @@ func (fs FS) matchStrays(candidates []Member, entries []string, key string, desc
 // ancestors themselves left out): where an orphan of the caller's
 // descendants is re-parented to. An error says that one of them could
 // not be listed.
-func (fs FS) adopted(since uint64, threads []int, known func(pid int) bool) ([]Member, error) {
+func (fs FS) adopted(since uint64, threads []int, known func(pid int) bool) ([]procid.ID, error) {
 	if !childrenLists {
 		return nil, fmt.Errorf("no children lists")
 	}
@@ -127,7 +129,7 @@ func (fs FS) adopted(since uint64, threads []int, known func(pid int) bool) ([]M
 	ancestor := func(st Stat) bool {
 		return slices.ContainsFunc(adopters, func(a Stat) bool { return a.PID == st.PID && a.StartTime == st.StartTime })
 	}
-	var out []Member
+	var out []procid.ID
 	var ended []Stat
 	buf := make([]byte, 0, 4096)
 	// Nearest first: an orphan only ever moves up the line (its
@@ -176,8 +178,8 @@ type childList struct {
 // in order, each with its start time.
 var lists = struct {
 	sync.Mutex
-	byKey map[listKey][]Member
-}{byKey: map[listKey][]Member{}}
+	byKey map[listKey][]procid.ID
+}{byKey: map[listKey][]procid.ID{}}
 
 // listed gives the children pids of one list, as read now, with their
 // start times. A list keeps its order: a child forked or re-parented to
@@ -188,7 +190,7 @@ var lists = struct {
 // ones before it are too, and only the rest is read. Among thousands of
 // init's children, a search reads the few that came since the last one,
 // and a handful of stat files to find where they begin.
-func (fs FS) listed(key listKey, pids []int) []Member {
+func (fs FS) listed(key listKey, pids []int) []procid.ID {
 	lists.Lock()
 	prev := lists.byKey[key]
 	lists.Unlock()
@@ -212,7 +214,7 @@ func (fs FS) listed(key listKey, pids []int) []Member {
 		st, err := fs.Stat(pids[pos[m]])
 		return err != nil || st.StartTime != prev[at[m]].StartTime
 	})
-	out := make([]Member, 0, len(pids))
+	out := make([]procid.ID, 0, len(pids))
 	for m := 0; m < same; m++ {
 		out = append(out, prev[at[m]])
 	}
@@ -222,7 +224,7 @@ func (fs FS) listed(key listKey, pids []int) []Member {
 	}
 	for _, pid := range pids[rest:] {
 		if st, err := fs.Stat(pid); err == nil && !st.Zombie() {
-			out = append(out, Member{PID: pid, StartTime: st.StartTime})
+			out = append(out, procid.ID{PID: pid, StartTime: st.StartTime})
 		}
 	}
 	lists.Lock()

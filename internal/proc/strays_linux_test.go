@@ -11,6 +11,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/procid"
 )
 
 // A process that left its tree (its parent gone, a session of its own)
@@ -31,7 +32,7 @@ func TestStrays(t *testing.T) {
 		t.Fatalf("no stray: %q", out)
 	}
 	fs := proc.Host()
-	var stray proc.Member
+	var stray procid.ID
 	// Past its execve, too: its command name changes before its new
 	// environment can be read, and one caught in between is reported
 	// executing, not matched.
@@ -45,13 +46,13 @@ func TestStrays(t *testing.T) {
 	}
 	proctest.Eventually(t, "the stray to leave its parent and have its child, both past their execve", func() bool {
 		st, err := fs.Stat(pid)
-		stray = proc.Member{PID: pid, StartTime: st.StartTime}
+		stray = procid.ID{PID: pid, StartTime: st.StartTime}
 		sub := fs.Subtree(pid, 0)
 		return err == nil && st.PPID != parent && st.Comm == "sleep" && len(sub) == 1 && readable(pid) && readable(sub[0].PID)
 	})
 	child := fs.Subtree(pid, 0)[0]
 	t.Cleanup(func() {
-		for _, m := range []proc.Member{stray, child} {
+		for _, m := range []procid.ID{stray, child} {
 			_ = kill.SignalIn(fs, m, unix.SIGKILL) // the test's own
 		}
 	})
@@ -60,7 +61,7 @@ func TestStrays(t *testing.T) {
 	if full == proc.ChildrenLists {
 		t.Fatalf("Strays read every process: %v; want %v (children lists followed: %v)", full, !proc.ChildrenLists, proc.ChildrenLists)
 	}
-	want := []proc.Valued{{Member: stray, Value: "v1"}, {Member: child, Value: "v1"}}
+	want := []proc.Valued{{ID: stray, Value: "v1"}, {ID: child, Value: "v1"}}
 	if !slices.Equal(vs, want) {
 		t.Errorf("Strays = %v (executing %v), want %v", vs, executing, want)
 	}

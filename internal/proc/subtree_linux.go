@@ -2,20 +2,24 @@
 
 package proc
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/tetherproc/tether/procid"
+)
 
 // Subtree lists the live (non-zombie) descendants of root, leaving out
 // skip and its own descendants. For a child subreaper this is the whole
 // tree it started, setsid and double forks included, with no scan of
 // every process. A children list names processes, never threads, so the
 // stat file alone says enough about each.
-func (fs FS) Subtree(root, skip int) []Member {
+func (fs FS) Subtree(root, skip int) []procid.ID {
 	return fs.walk(fs.Children(root), skip)
 }
 
 // walk is the walk from queue by the kernel's children lists, each read
 // as the process's stat says (childrenOf).
-func (fs FS) walk(queue []int, skip int) []Member {
+func (fs FS) walk(queue []int, skip int) []procid.ID {
 	return walk(queue, map[int]bool{skip: true}, func(pid int) (Stat, []int, bool) {
 		st, err := fs.Stat(pid)
 		if err != nil {
@@ -33,19 +37,19 @@ const childrenLists = true
 type Trees struct{ fs FS }
 
 // Subtree is FS.Subtree: the kernel's lists are read afresh for each.
-func (t *Trees) Subtree(root, skip int) []Member { return t.fs.Subtree(root, skip) }
+func (t *Trees) Subtree(root, skip int) []procid.ID { return t.fs.Subtree(root, skip) }
 
 // SubtreeOf is the whole subtree of the process whose stat st was just read,
 // whose children are then read as the stat says (one list for a process
 // of one thread).
-func (t *Trees) SubtreeOf(st Stat) []Member {
+func (t *Trees) SubtreeOf(st Stat) []procid.ID {
 	return t.fs.walk(t.fs.childrenOf(st), 0)
 }
 
 // AliveWithSubtrees is FS.AliveWithSubtrees within the look: each
 // member's stat, read to tell it alive, says how to read its children.
-func (t *Trees) AliveWithSubtrees(ms []Member) []Member {
-	var out, below []Member
+func (t *Trees) AliveWithSubtrees(ms []procid.ID) []procid.ID {
+	var out, below []procid.ID
 	for _, m := range ms {
 		st, err := t.fs.Stat(m.PID)
 		if err != nil || st.StartTime != m.StartTime || st.Zombie() {

@@ -2,6 +2,8 @@
 
 package proc
 
+import "github.com/tetherproc/tether/procid"
+
 // Subtree lists the live (non-zombie) descendants of root, leaving out
 // skip and its own descendants. With no per-thread children list to
 // follow (macOS, and the portable path on Linux, which takes macOS's
@@ -9,7 +11,7 @@ package proc
 // links, one pass over every process, so that callers ask for a subtree
 // the same way everywhere. Where there is no reader at all it lists
 // nothing, as Descendants does.
-func (fs FS) Subtree(root, skip int) []Member { return fs.Descendants(root, skip, 0) }
+func (fs FS) Subtree(root, skip int) []procid.ID { return fs.Descendants(root, skip, 0) }
 
 // Trees is one look at several trees, from one snapshot: see FS.Trees.
 type Trees struct {
@@ -19,14 +21,14 @@ type Trees struct {
 }
 
 // Subtree is FS.Subtree from the look's one snapshot.
-func (t *Trees) Subtree(root, skip int) []Member {
+func (t *Trees) Subtree(root, skip int) []procid.ID {
 	if s := t.snapshot(); s != nil {
 		return s.Descendants([]int{root}, skip, 0)
 	}
 	return nil
 }
 
-func (t *Trees) subtreesOf(roots []int) []Member {
+func (t *Trees) subtreesOf(roots []int) []procid.ID {
 	if len(roots) == 0 {
 		return nil // no snapshot taken for none
 	}
@@ -47,11 +49,11 @@ func (t *Trees) snapshot() *Snapshot {
 }
 
 // SubtreeOf is the whole subtree of the process whose stat st was just read.
-func (t *Trees) SubtreeOf(st Stat) []Member { return t.Subtree(st.PID, 0) }
+func (t *Trees) SubtreeOf(st Stat) []procid.ID { return t.Subtree(st.PID, 0) }
 
 // AliveWithSubtrees is FS.AliveWithSubtrees within the look.
-func (t *Trees) AliveWithSubtrees(ms []Member) []Member {
-	var out []Member
+func (t *Trees) AliveWithSubtrees(ms []procid.ID) []procid.ID {
+	var out []procid.ID
 	var roots []int
 	for _, m := range ms {
 		if t.fs.Alive(m) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
+	"github.com/tetherproc/tether/procid"
 )
 
 var ids sync.Map
@@ -32,7 +33,7 @@ func Alive(id string) (pids []int, unsettled bool) {
 	return pids, unsettled
 }
 
-func alive(id string) ([]proc.Member, bool) {
+func alive(id string) ([]procid.ID, bool) {
 	ms, executing := proc.Host().Scan([]string{IDVar + "=" + id})
 	return ms, len(executing) > 0
 }
@@ -55,7 +56,7 @@ func checkLeaks(t testing.TB, id string) {
 			}
 			runtree.Tree{
 				What:    "leak check of " + t.Name(),
-				Sources: []runtree.Source{runtree.SourceFunc(func() ([]proc.Member, bool) { return alive(id) })},
+				Sources: []runtree.Source{runtree.SourceFunc(func() ([]procid.ID, bool) { return alive(id) })},
 				Signal:  syscall.SIGKILL,
 				Quiet:   250 * time.Millisecond,
 			}.End(context.Background(), 0)

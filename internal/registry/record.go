@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/marker"
 
 	"github.com/tetherproc/tether/procid"
@@ -40,7 +39,7 @@ type Record struct {
 }
 
 // Has reports whether m is in the record's tree.
-func (r Record) Has(m proc.Member) bool {
+func (r Record) Has(m procid.ID) bool {
 	for _, id := range r.Members {
 		if id.PID == m.PID && id.StartTime == m.StartTime {
 			return true

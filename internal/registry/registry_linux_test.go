@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -52,7 +51,7 @@ func TestWriteReadRemove(t *testing.T) {
 	if len(got) != 1 || got[0].RunID != testRun || len(got[0].Members) != 2 || got[0].Owner != os.Getuid() {
 		t.Fatalf("read %+v, want the record with 2 members", got)
 	}
-	if !got[0].Has(proc.Member{PID: 12, StartTime: 7}) || got[0].Has(proc.Member{PID: 12, StartTime: 8}) {
+	if !got[0].Has(procid.ID{PID: 12, StartTime: 7}) || got[0].Has(procid.ID{PID: 12, StartTime: 8}) {
 		t.Errorf("Has: want 12:7 a member, 12:8 not")
 	}
 	w.Remove()

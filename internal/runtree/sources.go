@@ -3,6 +3,7 @@ package runtree
 import (
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // Below is the subtree of root as fs numbers it, by the kernel's
@@ -11,15 +12,15 @@ import (
 // by another child of root): the whole of a run whose supervisor is its
 // subreaper.
 func Below(fs proc.FS, root int, skip func() int) Source {
-	return SourceFunc(func() ([]proc.Member, bool) { return fs.Subtree(root, skip()), false })
+	return SourceFunc(func() ([]procid.ID, bool) { return fs.Subtree(root, skip()), false })
 }
 
 // Kept are those of ms that are still the processes they name, each with
 // its live descendants: the list of a tree its supervisor wrote down,
 // read again once the tree may have scattered. It holds the processes
 // that renamed themselves or cleared their environment.
-func Kept(fs proc.FS, ms []proc.Member) Source {
-	return SourceFunc(func() ([]proc.Member, bool) {
+func Kept(fs proc.FS, ms []procid.ID) Source {
+	return SourceFunc(func() ([]procid.ID, bool) {
 		if len(ms) == 0 {
 			return nil, false
 		}
@@ -33,7 +34,7 @@ func Kept(fs proc.FS, ms []proc.Member) Source {
 // another user's does not, since anyone can make one that looks so for
 // good.
 func Carriers(fs proc.FS, entries []string, uid int) Source {
-	return SourceFunc(func() ([]proc.Member, bool) {
+	return SourceFunc(func() ([]procid.ID, bool) {
 		ms, executing := fs.ScanAny(entries)
 		return ms, len(executing) > 0 && len(fs.OwnedPIDs(executing, uid)) > 0
 	})
@@ -46,6 +47,6 @@ func Cgroup(g *cgroup.Group) Source { return cgroupSource{g} }
 
 type cgroupSource struct{ g *cgroup.Group }
 
-func (c cgroupSource) List() ([]proc.Member, bool) { return c.g.Members(), false }
+func (c cgroupSource) List() ([]procid.ID, bool) { return c.g.Members(), false }
 
 func (c cgroupSource) KillAll() { c.g.KillAll() }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // A Source lists some of a run's live members, each once, in a list of
@@ -14,16 +15,16 @@ import (
 // process could not yet be told to be a member or not (in the middle of
 // an execve), so that an empty list is not the end of the run.
 type Source interface {
-	List() (live []proc.Member, unsettled bool)
+	List() (live []procid.ID, unsettled bool)
 }
 
 // SourceFunc is a Source made of a function: a tree whose members only
 // its builder can find (a Host's children ended together, reclaim's
 // verified set).
-type SourceFunc func() (live []proc.Member, unsettled bool)
+type SourceFunc func() (live []procid.ID, unsettled bool)
 
 // List calls f.
-func (f SourceFunc) List() ([]proc.Member, bool) { return f() }
+func (f SourceFunc) List() ([]procid.ID, bool) { return f() }
 
 // killer is a Source that can end all of its members at once, whatever
 // they fork meanwhile: a cgroup. Its KillAll is called as the grace ends.
@@ -43,12 +44,12 @@ type Tree struct {
 	Before func()
 	// OnLook, when set, is told each look's members as End takes them,
 	// before any of them is signalled.
-	OnLook func(live []proc.Member)
+	OnLook func(live []procid.ID)
 	// Signal is sent first when the tree is ended; default SIGTERM.
 	Signal syscall.Signal
 	// Send signals one member; default kill.Signal, which never hits a
 	// process that took the member's PID since.
-	Send func(m proc.Member, sig syscall.Signal) error
+	Send func(m procid.ID, sig syscall.Signal) error
 	// KillAll, when set, is called once as the grace ends, after the
 	// KillAll of each source that has one (a cgroup's).
 	KillAll func()
@@ -63,18 +64,18 @@ type Tree struct {
 
 // Members lists the live members of the tree, each once, in the order
 // its sources listed them, and whether some source is unsettled.
-func (t Tree) Members() ([]proc.Member, bool) {
+func (t Tree) Members() ([]procid.ID, bool) {
 	if t.Before != nil {
 		t.Before()
 	}
 	return t.members()
 }
 
-func (t Tree) members() ([]proc.Member, bool) {
+func (t Tree) members() ([]procid.ID, bool) {
 	// A source lists each of its members once: the list of the only
 	// source with members (a tree of one source, a supervisor with no
 	// strays) is taken as it is.
-	var out []proc.Member
+	var out []procid.ID
 	unsettled, merged := false, false
 	for _, s := range t.Sources {
 		ms, u := s.List()
@@ -118,7 +119,7 @@ func (t Tree) End(ctx context.Context, grace time.Duration) bool {
 	}
 	list := t.Members
 	if t.OnLook != nil {
-		list = func() ([]proc.Member, bool) {
+		list = func() ([]procid.ID, bool) {
 			ms, unsettled := t.Members()
 			t.OnLook(ms)
 			return ms, unsettled
@@ -137,7 +138,7 @@ func (t Tree) End(ctx context.Context, grace time.Duration) bool {
 	}.Run()
 }
 
-func (t Tree) send() func(proc.Member, syscall.Signal) error {
+func (t Tree) send() func(procid.ID, syscall.Signal) error {
 	if t.Send != nil {
 		return t.Send
 	}

@@ -19,13 +19,14 @@ import (
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // startRun starts script in a session of its own, with the test's
 // marker and entry in its environment, and reads one PID per line from
 // it until it has printed n. Every process it names is ended when the
 // test ends, by start time, whatever the test did.
-func startRun(t *testing.T, entry, script string, n int) (*exec.Cmd, []proc.Member) {
+func startRun(t *testing.T, entry, script string, n int) (*exec.Cmd, []procid.ID) {
 	t.Helper()
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Env = append(proctest.Env(t), "PATH="+os.Getenv("PATH"), entry)
@@ -46,7 +47,7 @@ func startRun(t *testing.T, entry, script string, n int) (*exec.Cmd, []proc.Memb
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	var ms []proc.Member
+	var ms []procid.ID
 	t.Cleanup(func() {
 		for _, m := range ms {
 			_ = kill.Signal(m, syscall.SIGKILL)
@@ -64,7 +65,7 @@ func startRun(t *testing.T, entry, script string, n int) (*exec.Cmd, []proc.Memb
 		if err != nil {
 			t.Fatalf("stat of %d the run printed: %v", pid, err)
 		}
-		ms = append(ms, proc.Member{PID: pid, StartTime: st.StartTime})
+		ms = append(ms, procid.ID{PID: pid, StartTime: st.StartTime})
 	}
 	if len(ms) < n {
 		t.Fatalf("the run printed %d PIDs, want %d", len(ms), n)
@@ -74,7 +75,7 @@ func startRun(t *testing.T, entry, script string, n int) (*exec.Cmd, []proc.Memb
 
 // execd waits until each of ms runs sleep: past its execve, so that
 // what its environment says is settled.
-func execd(t *testing.T, ms ...proc.Member) {
+func execd(t *testing.T, ms ...procid.ID) {
 	t.Helper()
 	for _, m := range ms {
 		proctest.Eventually(t, "process "+strconv.Itoa(m.PID)+" to run sleep", func() bool {
@@ -97,7 +98,7 @@ func TestTreeFromItsSources(t *testing.T) {
 		( env -i /bin/sleep 302 & echo $! )
 		exec /bin/sleep 303`, 3)
 	below, carrier, kept := ms[0], ms[1], ms[2]
-	root := proc.Member{PID: cmd.Process.Pid}
+	root := procid.ID{PID: cmd.Process.Pid}
 	st, err := proc.Host().Stat(root.PID)
 	if err != nil {
 		t.Fatal(err)
@@ -112,11 +113,11 @@ func TestTreeFromItsSources(t *testing.T) {
 			runtree.Below(fs, root.PID, func() int { return 0 }),
 			runtree.Carriers(fs, []string{entry}, os.Getuid()),
 			// below is on the list as well: it is still one member.
-			runtree.Kept(fs, []proc.Member{kept, below}),
+			runtree.Kept(fs, []procid.ID{kept, below}),
 		},
 	}
-	want := []proc.Member{below, carrier, kept, root}
-	var got []proc.Member
+	want := []procid.ID{below, carrier, kept, root}
+	var got []procid.ID
 	proctest.Eventually(t, "the run's four members", func() bool {
 		var unsettled bool
 		got, unsettled = tree.Members()
@@ -140,7 +141,7 @@ func TestTreeFromItsSources(t *testing.T) {
 	}
 }
 
-func count(ms []proc.Member, m proc.Member) int {
+func count(ms []procid.ID, m procid.ID) int {
 	n := 0
 	for _, x := range ms {
 		if x == m {
@@ -188,11 +189,11 @@ func TestTreeKillsItsCgroup(t *testing.T) {
 	tree := runtree.Tree{
 		What:    "test cgroup",
 		Sources: []runtree.Source{runtree.Cgroup(g)},
-		Send:    func(proc.Member, syscall.Signal) error { return errors.New("refused") },
+		Send:    func(procid.ID, syscall.Signal) error { return errors.New("refused") },
 	}
 	proctest.Eventually(t, "the shell and its sleep in the group", func() bool {
 		ms, _ := tree.Members()
-		return len(ms) >= 2 && slices.ContainsFunc(ms, func(m proc.Member) bool { return m.PID == cmd.Process.Pid })
+		return len(ms) >= 2 && slices.ContainsFunc(ms, func(m procid.ID) bool { return m.PID == cmd.Process.Pid })
 	})
 	if !tree.End(context.Background(), 100*time.Millisecond) {
 		ms, _ := tree.Members()

@@ -15,10 +15,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
-	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // A host program (spawn.Host) starts many children over its life, each a
@@ -107,7 +107,7 @@ func applyHost(runs map[string]*hostRun, line string) bool {
 // It watches the runs of runs from its first moment (a watchdog started
 // in place of one that died), and then each it is told of
 // ([Watchdog.Run]); members is the list of their trees.
-func StartHost(path string, runs []HostRun, members []proc.Member) (*Watchdog, error) {
+func StartHost(path string, runs []HostRun, members []procid.ID) (*Watchdog, error) {
 	var lines []string
 	for _, r := range runs {
 		lines = append(lines, runLine(r.RunID, r.Grace))

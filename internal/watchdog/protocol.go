@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // The supervisor tells the watchdog, one line at a time on a pipe (the
@@ -195,7 +195,7 @@ func (wd *Watchdog) Cgroup(dir string) {
 // Record writes the tree as it is now for the watchdog, which reads it
 // only if the supervisor dies: the members that no environment scan can
 // find (renamed, env-cleared) are ended from it, with their subtrees.
-func (wd *Watchdog) Record(ms []proc.Member) {
+func (wd *Watchdog) Record(ms []procid.ID) {
 	if wd == nil {
 		return
 	}
@@ -212,7 +212,7 @@ func (wd *Watchdog) Record(ms []proc.Member) {
 // the run's id (none for ""). The reader stops at "end": what an older,
 // longer list left behind a write cut short by SIGKILL is never read;
 // the run id, the same in every write, is never cut.
-func encodeMembers(runID string, ms []proc.Member) []byte {
+func encodeMembers(runID string, ms []procid.ID) []byte {
 	var b []byte
 	if runID != "" {
 		b = append(append(append(b, prefixRunID...), runID...), '\n')
@@ -228,8 +228,8 @@ func encodeMembers(runID string, ms []proc.Member) []byte {
 
 // decodeMembers reads the list encodeMembers wrote, up to its "end";
 // lines that do not parse are skipped.
-func decodeMembers(data []byte) []proc.Member {
-	var ms []proc.Member
+func decodeMembers(data []byte) []procid.ID {
+	var ms []procid.ID
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
 		if string(line) == "end" {
 			break
@@ -238,7 +238,7 @@ func decodeMembers(data []byte) []proc.Member {
 		p, err1 := strconv.Atoi(string(pid))
 		s, err2 := strconv.ParseUint(string(start), 10, 64)
 		if ok && err1 == nil && err2 == nil && p > 0 {
-			ms = append(ms, proc.Member{PID: p, StartTime: s})
+			ms = append(ms, procid.ID{PID: p, StartTime: s})
 		}
 	}
 	return ms
@@ -265,4 +265,4 @@ func readList(f *os.File) []byte {
 }
 
 // readMembers reads the tree from the list the supervisor last wrote.
-func readMembers(f *os.File) []proc.Member { return decodeMembers(readList(f)) }
+func readMembers(f *os.File) []procid.ID { return decodeMembers(readList(f)) }

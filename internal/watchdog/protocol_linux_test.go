@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // The cases of the pipe protocol, run against each of its three readers:
@@ -140,10 +140,10 @@ func TestGroupNumber(t *testing.T) {
 // The member list reads back as written, up to its end: what a longer,
 // older list left behind is never read.
 func TestMemberList(t *testing.T) {
-	ms := []proc.Member{{PID: 10, StartTime: 99}, {PID: 4194304, StartTime: 1 << 40}}
-	var older []proc.Member
+	ms := []procid.ID{{PID: 10, StartTime: 99}, {PID: 4194304, StartTime: 1 << 40}}
+	var older []procid.ID
 	for pid := 1; pid <= 10; pid++ {
-		older = append(older, proc.Member{PID: pid, StartTime: 123456})
+		older = append(older, procid.ID{PID: pid, StartTime: 123456})
 	}
 	runID := marker.NewRunID()
 	old := encodeMembers(runID, older)
@@ -160,7 +160,7 @@ func TestMemberList(t *testing.T) {
 	if got := decodeRunID(encodeMembers("", ms)); got != "" {
 		t.Errorf("decodeRunID of a host's list = %q, want none", got)
 	}
-	if got := decodeMembers([]byte("x y\n-1 5\n7\n8 9\n")); len(got) != 1 || got[0] != (proc.Member{PID: 8, StartTime: 9}) {
+	if got := decodeMembers([]byte("x y\n-1 5\n7\n8 9\n")); len(got) != 1 || got[0] != (procid.ID{PID: 8, StartTime: 9}) {
 		t.Errorf("decodeMembers of bad lines: %v, want only 8 9", got)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/procid"
 )
 
 // runIDVar holds the run id in every process of a run.
@@ -52,7 +53,7 @@ type Spec struct {
 	// started in place of one that died knows all the first one did
 	// from its first moment.
 	Lines   []string
-	Members []proc.Member
+	Members []procid.ID
 	// Host has the watchdog watch every run of a host program, each told
 	// to it as it begins (Watchdog.Run): RunID and Grace are not used,
 	// and the binary waits itself (the host protocol is the Go reader's
@@ -297,13 +298,13 @@ func Main(args []string) int {
 // cannot be told apart yet, and one forked a moment ago may not be
 // listed yet, so the rounds go on until they have come back empty and
 // settled for a quarter second. It reports whether every one is gone.
-func endRun(entry string, grace time.Duration, recorded []proc.Member, g *cgroup.Group) bool {
+func endRun(entry string, grace time.Duration, recorded []procid.ID, g *cgroup.Group) bool {
 	return endRuns([]string{entry}, grace, recorded, []*cgroup.Group{g})
 }
 
 // endRuns is endRun for several runs at once, the children of a host
 // program: a process is ended when it carries any one of entries.
-func endRuns(entries []string, grace time.Duration, recorded []proc.Member, groups []*cgroup.Group) bool {
+func endRuns(entries []string, grace time.Duration, recorded []procid.ID, groups []*cgroup.Group) bool {
 	fs := proc.Host()
 	sources := []runtree.Source{runtree.Carriers(fs, entries, os.Getuid()), runtree.Kept(fs, recorded)}
 	for _, g := range groups {

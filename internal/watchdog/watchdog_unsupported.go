@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
 )
 
 // errUnsupported is why there is no watchdog here.
@@ -33,12 +33,12 @@ func Main([]string) int {
 	return 125
 }
 
-func (wd *Watchdog) PID() int             { return 0 }
-func (wd *Watchdog) Reaped()              {}
-func (wd *Watchdog) Alive() bool          { return false }
-func (wd *Watchdog) Stop()                {}
-func (wd *Watchdog) StopExiting()         {}
-func (wd *Watchdog) Group(int)            {}
-func (wd *Watchdog) GroupGone()           {}
-func (wd *Watchdog) Cgroup(string)        {}
-func (wd *Watchdog) Record([]proc.Member) {}
+func (wd *Watchdog) PID() int           { return 0 }
+func (wd *Watchdog) Reaped()            {}
+func (wd *Watchdog) Alive() bool        { return false }
+func (wd *Watchdog) Stop()              {}
+func (wd *Watchdog) StopExiting()       {}
+func (wd *Watchdog) Group(int)          {}
+func (wd *Watchdog) GroupGone()         {}
+func (wd *Watchdog) Cgroup(string)      {}
+func (wd *Watchdog) Record([]procid.ID) {}
