@@ -3,14 +3,14 @@ package probe
 // Verdict is what Check concludes about a PID.
 type Verdict string
 
-// The verdicts, with the exit status tether check gives each.
+// The verdicts.
 const (
-	Supervised   Verdict = "supervised"   // tethered, its supervisor alive (0)
-	Stranded     Verdict = "stranded"     // tethered, its supervisor gone (0)
-	Foreign      Verdict = "foreign"      // alive, not tethered or another name (1)
-	Zombie       Verdict = "zombie"       // exited, not yet reaped (2)
-	Gone         Verdict = "gone"         // no such process (3)
-	Unverifiable Verdict = "unverifiable" // alive, environment unreadable (4)
+	Supervised   Verdict = "supervised"   // tethered, its supervisor alive
+	Stranded     Verdict = "stranded"     // tethered, its supervisor gone
+	Foreign      Verdict = "foreign"      // alive, not tethered or another name
+	Zombie       Verdict = "zombie"       // exited, not yet reaped
+	Gone         Verdict = "gone"         // no such process
+	Unverifiable Verdict = "unverifiable" // alive, environment unreadable
 )
 
 // Tethered reports whether the verdict is one of the two tethered ones.

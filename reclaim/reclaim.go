@@ -15,8 +15,8 @@ type Summary struct {
 	Ports   []PortState // with Filter.Ports: each port after the reclaim
 }
 
-// AllGone reports whether every selected process is gone: with
-// [Summary.PortsFree], the exit status 0 of tether reclaim.
+// AllGone reports whether every selected process is gone: none
+// survived, none failed.
 func (s Summary) AllGone() bool {
 	for _, r := range s.Results {
 		if r.Outcome == Survived || r.Outcome == Failed {

@@ -46,7 +46,8 @@ type Action struct {
 // Outcome is what became of one process.
 type Outcome string
 
-// The outcomes. Survived and Failed make tether reclaim exit 1.
+// The outcomes. Survived and Failed are the two where a selected process
+// may still be alive ([Summary.AllGone]).
 const (
 	Skipped     Outcome = "skipped"      // not selected; see Result.Why
 	WouldSignal Outcome = "would-signal" // selected, and this is a dry run
