@@ -154,7 +154,7 @@ func heldByForeign(sum reclaim.Summary) []uint16 {
 	var ports []uint16
 	for _, p := range sum.Ports {
 		for _, l := range p.Left {
-			if r, ok := sum.Result(l.PID); ok && r.Reason == reclaim.ForeignHolder && r.Manager == nil {
+			if r, ok := sum.Result(l.PID); ok && r.Excluded == reclaim.ForeignHolder && r.Manager == nil {
 				ports = append(ports, p.Port)
 				break
 			}
@@ -298,11 +298,11 @@ func outcomeText(r reclaim.Result) string {
 func hint(sum reclaim.Summary) {
 	for i := range sum.Results {
 		r := &sum.Results[i]
-		if r.Reason == reclaim.ForeignHolder && r.Manager != nil {
+		if r.Excluded == reclaim.ForeignHolder && r.Manager != nil {
 			r.Why += "; --foreign to stop it through its engine"
 			continue
 		}
-		r.Why = withHint(r.Why, r.Reason)
+		r.Why = withHint(r.Why, r.Excluded)
 	}
 }
 

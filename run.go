@@ -284,7 +284,7 @@ func runHint(r reclaim.Result) string {
 		return r.Why + "; --replace would end it through its tether"
 	case r.Verdict == probe.Foreign || r.Verdict == probe.Unverifiable:
 		switch {
-		case r.Reason == reclaim.OtherUserHolder || r.Reason == reclaim.RootOnly || r.Reason == reclaim.ManagedUnit || r.Reason == reclaim.ManagedProgram:
+		case r.Excluded == reclaim.OtherUserHolder || r.Excluded == reclaim.RootOnly || r.Excluded == reclaim.ManagedUnit || r.Excluded == reclaim.ManagedProgram:
 			return r.Why
 		case r.Manager != nil:
 			return r.Why + "; --foreign would stop it through its engine"

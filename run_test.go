@@ -31,15 +31,15 @@ func TestPortRefusal(t *testing.T) {
 	}{
 		{"free", reclaim.Summary{Ports: []reclaim.PortState{{Port: 8080, Free: true}}}, ""},
 		{"foreign", reclaim.Summary{
-			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Why: "foreign: no markers", Reason: reclaim.ForeignHolder}},
+			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Why: "foreign: no markers", Excluded: reclaim.ForeignHolder}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{42}}},
 		}, "tether run: port 8080 is held by PID 42 (server --flag): foreign: no markers; --foreign would end it; nothing was signalled"},
 		{"another user's foreign", reclaim.Summary{
-			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Why: "another user's (uid 1000)", Reason: reclaim.OtherUserHolder}},
+			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Why: "another user's (uid 1000)", Excluded: reclaim.OtherUserHolder}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{42}}},
 		}, "tether run: port 8080 is held by PID 42 (server --flag): another user's (uid 1000); nothing was signalled"},
 		{"supervised, another ended", reclaim.Summary{
-			Results: []reclaim.Result{ended, {Process: holder(43, probe.Supervised), Outcome: reclaim.Skipped, Why: "supervised by 7 (alive)", Reason: reclaim.SupervisedRun}},
+			Results: []reclaim.Result{ended, {Process: holder(43, probe.Supervised), Outcome: reclaim.Skipped, Why: "supervised by 7 (alive)", Excluded: reclaim.SupervisedRun}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{43}}},
 		}, "tether run: port 8080 is held by PID 43 (server --flag): supervised by 7 (alive); --replace would end it through its tether; 1 other holder(s) ended"},
 		{"survived", reclaim.Summary{

@@ -42,7 +42,7 @@ func TestForeignHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].PID != server.PID() || sum.Results[0].Outcome != reclaim.Skipped ||
-		sum.Results[0].Reason != reclaim.ForeignHolder || strings.Contains(sum.Results[0].Why, "--") || len(sum.Ports) != 1 || len(sum.Ports[0].Left) != 1 {
+		sum.Results[0].Excluded != reclaim.ForeignHolder || strings.Contains(sum.Results[0].Why, "--") || len(sum.Ports) != 1 || len(sum.Ports[0].Left) != 1 {
 		t.Fatalf("without Foreign: %+v; want the server named, left (a foreign holder, no flag named), and the port held", sum)
 	}
 	if !alive(server) {

@@ -353,7 +353,7 @@ func TestOtherUsersPortHolderSkipped(t *testing.T) {
 	// What run --port refuses by: the port still held, by a holder left
 	// out as another user's.
 	sum, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second})
-	if err != nil || sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Reason != reclaim.OtherUser {
+	if err != nil || sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Excluded != reclaim.OtherUser {
 		t.Errorf("--port %d as run --port takes it: %v %+v; want the port held by PID %d, left out as another user's", port, err, sum, p.PID())
 	}
 	if !alive(p) {

@@ -25,7 +25,7 @@ func (s *snapshot) selection(f Filter, act Action) ([]Result, []string) {
 // so, whether it is to be ended through its supervisor.
 func (s *snapshot) decide(p Process, f Filter, act Action) Result {
 	reason, why := f.selects(p)
-	r := Result{Process: p, Selected: reason == "", Outcome: Skipped, Why: why, Reason: reason}
+	r := Result{Process: p, Selected: reason == "", Outcome: Skipped, Why: why, Excluded: reason}
 	if r.Selected {
 		r.through = s.throughSupervisor(p, act)
 	}

@@ -64,11 +64,13 @@ type Result struct {
 	Selected bool    // the filter selected it for termination
 	Outcome  Outcome // what became of it
 	Why      string  // why it was skipped, changed, failed or survived
-	// Reason is the kind of reason a Skipped (or Changed, no longer
+	// Excluded is the kind of reason a Skipped (or Changed, no longer
 	// selected) process was left out; "" for another outcome. Why says it
 	// in words, and names no flag: a caller renders what would include it.
-	Reason  Reason
-	Signals []Sent // what was sent, in order: TERM, KILL
+	// (Not Reason: that is the embedded probe.Report's, why the process
+	// has its verdict.)
+	Excluded Reason
+	Signals  []Sent // what was sent, in order: TERM, KILL
 }
 
 // ended reports whether the process is gone, by tether's hand or its own.
@@ -225,7 +227,7 @@ func (s *snapshot) open(r *Result, f Filter) *target {
 	}
 	if outcome, reason, why := recheck(r.Process, f); outcome != "" {
 		h.Close()
-		r.Outcome, r.Reason, r.Why = outcome, reason, why
+		r.Outcome, r.Excluded, r.Why = outcome, reason, why
 		trace.Printf("reclaim: %d not signalled: %s %s", r.PID, outcome, why)
 		return nil
 	}
