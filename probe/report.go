@@ -51,6 +51,16 @@ type SupervisorReport struct {
 	HostPID   int
 }
 
+// LocalPID is the supervisor's PID as the reader's /proc numbers it:
+// HostPID where the supervisor was found from another PID namespace,
+// else PID.
+func (s SupervisorReport) LocalPID() int {
+	if s.HostPID != 0 {
+		return s.HostPID
+	}
+	return s.PID
+}
+
 // Started is when the process started, from StartTime (clock ticks since
 // boot on Linux, microseconds since the epoch on macOS): for its age.
 func (r Report) Started() (time.Time, error) { return proc.Host().StartedAt(r.StartTime) }

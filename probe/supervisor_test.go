@@ -17,3 +17,20 @@ func TestSupervisor(t *testing.T) {
 		}
 	}
 }
+
+// The supervisor's PID as the reader numbers it: the one found from
+// another namespace where there is one.
+func TestSupervisorLocalPID(t *testing.T) {
+	for _, tc := range []struct {
+		s    SupervisorReport
+		want int
+	}{
+		{SupervisorReport{PID: 4200}, 4200},
+		{SupervisorReport{PID: 1, Namespace: 4026532178, HostPID: 29643}, 29643},
+		{SupervisorReport{PID: 7, Namespace: 4026532178}, 7},
+	} {
+		if got := tc.s.LocalPID(); got != tc.want {
+			t.Errorf("%+v.LocalPID() = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}

@@ -188,10 +188,8 @@ func (f Filter) ownHolder(p Process) (Reason, string) {
 }
 
 func supervisorNote(p Process) string {
-	if s := p.Supervisor; s != nil && s.HostPID != 0 {
-		return fmt.Sprintf(" by %d (%s)", s.HostPID, s.State)
-	} else if s != nil {
-		return fmt.Sprintf(" by %d (%s)", s.PID, s.State)
+	if s := p.Supervisor; s != nil {
+		return fmt.Sprintf(" by %d (%s)", s.LocalPID(), s.State)
 	}
 	return fmt.Sprintf(" (parent %d)", p.PPID)
 }

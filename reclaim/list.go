@@ -112,11 +112,7 @@ func hiddenDescendants(listed []Process, f Filter) []Process {
 	for _, p := range listed {
 		have[p.PID] = true
 		if sv := p.Supervisor; sv != nil && sv.State == probe.SupervisorAlive {
-			host := sv.PID
-			if sv.HostPID != 0 {
-				host = sv.HostPID // as this /proc numbers it
-			}
-			sups[host] = true
+			sups[sv.LocalPID()] = true
 		}
 	}
 	var out []Process

@@ -133,10 +133,7 @@ func (s *snapshot) supervisorPID(p Process) (int, bool) {
 	if sup == nil || sup.State != probe.SupervisorAlive {
 		return 0, false
 	}
-	pid := sup.PID
-	if sup.HostPID != 0 {
-		pid = sup.HostPID // as this /proc numbers it
-	}
+	pid := sup.LocalPID()
 	if why := s.protected[pid]; why != "" {
 		// tether itself or one of its ancestors (a run --replace from
 		// inside the run it would replace): never signalled, so the
