@@ -66,42 +66,10 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 	if c.NArg() > 0 {
 		return s, usagef("tether wait: unexpected argument %q (wait for ports with --port, URLs with --url)", c.Args().First())
 	}
+	if err := waitTargetsFrom(c, &s); err != nil {
+		return s, err
+	}
 	var err error
-	if s.Ports, s.Remote, err = parseEndpoints(c.StringSlice("port")); err != nil {
-		return s, usagef("tether wait: --port: %v", err)
-	}
-	for _, raw := range c.StringSlice("url") {
-		u, err := readiness.ParseURL(raw)
-		if err != nil {
-			return s, usagef("tether wait: --url: %v", err)
-		}
-		s.URLs = append(s.URLs, u)
-	}
-	for _, name := range []string{"socket", "file"} {
-		for _, p := range c.StringSlice(name) {
-			if p == "" {
-				return s, usagef("tether wait: --%s: invalid path \"\": empty", name)
-			}
-			if fi, err := os.Stat(p); name == "file" && err == nil && fi.IsDir() {
-				return s, usagef("tether wait: --file: %s is a directory, not a file", sanitize(p))
-			}
-		}
-	}
-	s.Sockets, s.Files = c.StringSlice("socket"), c.StringSlice("file")
-	if len(s.Ports)+len(s.Remote)+len(s.URLs)+len(s.Sockets)+len(s.Files) == 0 {
-		return s, usagef("tether wait: nothing to wait for: give --port, --url, --socket or --file")
-	}
-	switch {
-	case c.Bool("tcp") && c.Bool("udp"):
-		return s, usagef("tether wait: --tcp with --udp: give one (--tcp is the default)")
-	case c.Bool("udp"):
-		s.Proto = "udp"
-		if len(s.Remote) > 0 {
-			return s, usagef("tether wait: --udp with --port %s: a port of another machine is checked by a TCP connection", s.Remote[0])
-		}
-	default:
-		s.Proto = "tcp"
-	}
 	if c.IsSet("pid") {
 		if s.PID, err = parsePID(c.String("pid")); err != nil {
 			return s, usagef("tether wait: --pid: %v", err)
@@ -111,48 +79,8 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 	if err := ownedFrom(c, &s); err != nil {
 		return s, err
 	}
-	if c.IsSet("http") {
-		if s.HTTP = c.String("http"); s.HTTP == "" {
-			return s, usagef("tether wait: --http: invalid path \"\": empty (want a path such as /health)")
-		}
-		if len(s.Ports) == 0 {
-			return s, usagef("tether wait: --http %s needs a --port of this machine, whose listener it is sent to (--url for another host's)", sanitize(s.HTTP))
-		}
-		if s.Proto == "udp" {
-			return s, usagef("tether wait: --http with --udp: HTTP is asked of a TCP listener")
-		}
-	}
-	web := s.HTTP != "" || len(s.URLs) > 0
-	switch {
-	case s.Free && s.HTTP != "":
-		return s, usagef("tether wait: --free with --http %q: a free port has no listener to answer", s.HTTP)
-	case s.Free && len(s.URLs) > 0:
-		return s, usagef("tether wait: --free with --url %s: a URL is waited for to answer (--free -p HOST:PORT waits until it refuses)", s.URLs[0])
-	case !web && c.IsSet("status"):
-		return s, usagef("tether wait: --status %s needs --http or --url, the request it is the answer to", sanitize(c.String("status")))
-	case !web && c.IsSet("no-follow"):
-		return s, usagef("tether wait: --no-follow needs --http or --url")
-	case !web && c.IsSet("http-timeout"):
-		return s, usagef("tether wait: --http-timeout needs --http or --url")
-	}
-	tls := slices.ContainsFunc(s.URLs, func(u readiness.URL) bool { return u.TLS })
-	if c.Bool("insecure") && !tls {
-		return s, usagef("tether wait: --insecure needs an https --url, whose certificate it is about")
-	}
-	s.Insecure = c.Bool("insecure")
-	if web {
-		if s.Accept, err = readiness.ParseStatuses(c.String("status")); err != nil {
-			return s, usagef("tether wait: --status: %v", err)
-		}
-		s.NoFollow = c.Bool("no-follow")
-		if s.HTTPTimeout = c.Duration("http-timeout"); s.HTTPTimeout <= 0 {
-			return s, usagef("tether wait: --http-timeout: %q is not a positive duration", s.HTTPTimeout)
-		}
-		if s.HTTP != "" {
-			if err := (readiness.Spec{Ports: s.Ports, HTTP: s.HTTP}).Validate(); err != nil {
-				return s, usagef("tether wait: --http: %v", err)
-			}
-		}
+	if err := waitWebFrom(c, &s); err != nil {
+		return s, err
 	}
 	if s.Timeout, err = parseTimeout(c.String("timeout")); err != nil {
 		return s, usagef("tether wait: --timeout: %v", err)
@@ -161,6 +89,100 @@ func waitSpecFrom(c *cli.Context) (readiness.Spec, error) {
 		return s, usagef("tether wait: --interval: %q is not a positive duration", s.Interval)
 	}
 	return s, nil
+}
+
+// waitTargetsFrom reads what wait waits for into s: the ports and their
+// protocol, the URLs, the sockets and the files.
+func waitTargetsFrom(c *cli.Context, s *readiness.Spec) error {
+	var err error
+	if s.Ports, s.Remote, err = parseEndpoints(c.StringSlice("port")); err != nil {
+		return usagef("tether wait: --port: %v", err)
+	}
+	for _, raw := range c.StringSlice("url") {
+		u, err := readiness.ParseURL(raw)
+		if err != nil {
+			return usagef("tether wait: --url: %v", err)
+		}
+		s.URLs = append(s.URLs, u)
+	}
+	for _, name := range []string{"socket", "file"} {
+		for _, p := range c.StringSlice(name) {
+			if p == "" {
+				return usagef("tether wait: --%s: invalid path \"\": empty", name)
+			}
+			if fi, err := os.Stat(p); name == "file" && err == nil && fi.IsDir() {
+				return usagef("tether wait: --file: %s is a directory, not a file", sanitize(p))
+			}
+		}
+	}
+	s.Sockets, s.Files = c.StringSlice("socket"), c.StringSlice("file")
+	if len(s.Ports)+len(s.Remote)+len(s.URLs)+len(s.Sockets)+len(s.Files) == 0 {
+		return usagef("tether wait: nothing to wait for: give --port, --url, --socket or --file")
+	}
+	switch {
+	case c.Bool("tcp") && c.Bool("udp"):
+		return usagef("tether wait: --tcp with --udp: give one (--tcp is the default)")
+	case c.Bool("udp"):
+		s.Proto = "udp"
+		if len(s.Remote) > 0 {
+			return usagef("tether wait: --udp with --port %s: a port of another machine is checked by a TCP connection", s.Remote[0])
+		}
+	default:
+		s.Proto = "tcp"
+	}
+	return nil
+}
+
+// waitWebFrom reads the options of wait's HTTP requests into s (--http,
+// --status, --no-follow, --http-timeout, --insecure), refusing those
+// that go with no request, or with --free.
+func waitWebFrom(c *cli.Context, s *readiness.Spec) error {
+	if c.IsSet("http") {
+		if s.HTTP = c.String("http"); s.HTTP == "" {
+			return usagef("tether wait: --http: invalid path \"\": empty (want a path such as /health)")
+		}
+		if len(s.Ports) == 0 {
+			return usagef("tether wait: --http %s needs a --port of this machine, whose listener it is sent to (--url for another host's)", sanitize(s.HTTP))
+		}
+		if s.Proto == "udp" {
+			return usagef("tether wait: --http with --udp: HTTP is asked of a TCP listener")
+		}
+	}
+	web := s.HTTP != "" || len(s.URLs) > 0
+	switch {
+	case s.Free && s.HTTP != "":
+		return usagef("tether wait: --free with --http %q: a free port has no listener to answer", s.HTTP)
+	case s.Free && len(s.URLs) > 0:
+		return usagef("tether wait: --free with --url %s: a URL is waited for to answer (--free -p HOST:PORT waits until it refuses)", s.URLs[0])
+	case !web && c.IsSet("status"):
+		return usagef("tether wait: --status %s needs --http or --url, the request it is the answer to", sanitize(c.String("status")))
+	case !web && c.IsSet("no-follow"):
+		return usagef("tether wait: --no-follow needs --http or --url")
+	case !web && c.IsSet("http-timeout"):
+		return usagef("tether wait: --http-timeout needs --http or --url")
+	}
+	tls := slices.ContainsFunc(s.URLs, func(u readiness.URL) bool { return u.TLS })
+	if c.Bool("insecure") && !tls {
+		return usagef("tether wait: --insecure needs an https --url, whose certificate it is about")
+	}
+	s.Insecure = c.Bool("insecure")
+	if !web {
+		return nil
+	}
+	var err error
+	if s.Accept, err = readiness.ParseStatuses(c.String("status")); err != nil {
+		return usagef("tether wait: --status: %v", err)
+	}
+	s.NoFollow = c.Bool("no-follow")
+	if s.HTTPTimeout = c.Duration("http-timeout"); s.HTTPTimeout <= 0 {
+		return usagef("tether wait: --http-timeout: %q is not a positive duration", s.HTTPTimeout)
+	}
+	if s.HTTP != "" {
+		if err := (readiness.Spec{Ports: s.Ports, HTTP: s.HTTP}).Validate(); err != nil {
+			return usagef("tether wait: --http: %v", err)
+		}
+	}
+	return nil
 }
 
 // parseTimeout parses --timeout: a duration (0 looks once), or forever.
