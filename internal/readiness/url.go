@@ -11,16 +11,16 @@ import (
 // as wait-on writes it), and the path with its query.
 type URL struct {
 	// TLS is an https URL: its GET is sent over crypto/tls.
-	TLS bool `json:"tls,omitempty"`
+	TLS bool
 	// Host is the host as written (a name, an IPv4 address, an IPv6
 	// address without its brackets); "" with Socket.
-	Host string `json:"host,omitempty"`
+	Host string
 	// Port is the port, 80 (443 with TLS) when none is written.
-	Port uint16 `json:"port,omitempty"`
+	Port uint16
 	// Socket is the unix socket's path, for an HTTP server on one.
-	Socket string `json:"socket,omitempty"`
+	Socket string
 	// Path is the path and query: "/" when none is written.
-	Path string `json:"path"`
+	Path string
 }
 
 // ParseURL parses an http or https URL: http[s]://HOST[:PORT][/PATH],
