@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"syscall"
 	"time"
 
@@ -112,87 +111,6 @@ func (s *snapshot) terminateAll(ctx context.Context, results []Result, f Filter,
 	go func() { stopContainers(held, act.Grace); close(done) }()
 	terminate(ctx, set, act)
 	<-done
-}
-
-// stopContainers stops, through its engine, each container that holds
-// a selected port (once, however many of its processes hold one), never
-// by signalling a process of it or its port proxy: the engine would
-// restart the one or keep a mapping to the gone other. The engine gives
-// it grace, then kills it. Nothing is signalled where the engine cannot
-// be asked: the result says why, and how the container is stopped.
-func stopContainers(held []*Result, grace time.Duration) {
-	byContainer := map[string][]*Result{}
-	var order []string
-	for _, r := range held {
-		key := r.Manager.ID
-		if key == "" {
-			key = fmt.Sprintf("pid %d", r.PID) // not known to its engine
-		}
-		if byContainer[key] == nil {
-			order = append(order, key)
-		}
-		byContainer[key] = append(byContainer[key], r)
-	}
-	for _, key := range order {
-		rs := byContainer[key]
-		m := rs[0].Manager
-		outcome, why := Gone, ""
-		switch err := stopContainer(m, grace); {
-		case err == nil:
-		case errors.Is(err, engines.ErrGone):
-			outcome = AlreadyGone
-		default:
-			outcome, why = Failed, fmt.Sprintf("%s: %v: nothing signalled; %s", m, err, stopAdvice(m, rs[0].Ports))
-		}
-		for _, r := range rs {
-			r.Outcome, r.Why = outcome, why
-			if outcome != Failed {
-				r.Signals = []Sent{{Engine: m.Engine}}
-			}
-		}
-	}
-}
-
-// stopAdvice says how a user stops the container m, which its engine
-// could not be asked about: its own engine's command, by its name or id,
-// or, where neither is known (a helper of an engine that did not answer),
-// how to find it by the port it publishes; as its user, for a rootless
-// engine's container of another user.
-func stopAdvice(m *Manager, ports []Listener) string {
-	advice := "its engine names it"
-	switch cmd := m.StopCommand(); {
-	case cmd != "":
-		advice = cmd + " stops it"
-	case m.Engine == engines.Docker && len(ports) > 0:
-		advice = fmt.Sprintf("docker ps --filter publish=%d names it", ports[0].Port)
-	case m.Engine == engines.Podman && len(ports) > 0:
-		advice = fmt.Sprintf("podman ps --format '{{.Names}} {{.Ports}}' names the one that publishes %d", ports[0].Port)
-	}
-	if m.Rootless && m.UID != os.Getuid() {
-		advice += fmt.Sprintf(", run as uid %d", m.UID)
-	}
-	return advice
-}
-
-// stoppable says why the container m cannot be stopped through its
-// engine; nil when it can be asked.
-func stoppable(m *Manager) error {
-	if m.Unreachable != nil {
-		return m.Unreachable
-	}
-	if m.ID == "" {
-		return errors.New("its engine named no container for it")
-	}
-	return nil
-}
-
-// stopContainer stops m through its engine, when it can be asked.
-func stopContainer(m *Manager, grace time.Duration) error {
-	if err := stoppable(m); err != nil {
-		return err
-	}
-	trace.Printf("reclaim: %s: stop through its engine at %s, grace %v", m, m.Socket, grace)
-	return engines.Stop(m, grace)
 }
 
 // target is a selected process held by a handle, on its way out.
