@@ -257,6 +257,15 @@ func (h *Host) list() (over []*Child) {
 	default: // searched among the ancestors' children: every stray alive is found
 		h.born, h.bornOK = [2]int{mark, mark}, true
 	}
+	return h.keepFound(cs, trees, strays, executing, empty)
+}
+
+// keepFound, with h.mu held, gives each child cs its tree and its
+// strays found by list's look, writes the whole down for the watchdog,
+// and returns the children found over: those whose tree is empty and
+// was already empty at the look (empty), unless a process of the user's
+// was mid-execve then (executing), which might have been one of theirs.
+func (h *Host) keepFound(cs []*Child, trees map[*Child][]procid.ID, strays []proc.Valued, executing []int, empty []*Child) (over []*Child) {
 	var all []procid.ID
 	for _, c := range cs {
 		if h.children[c.cfg.RunID] != c {
