@@ -81,37 +81,7 @@ func settle(ctx context.Context, states []PortState, freed []uint16, proto strin
 		if len(ls) == 0 {
 			continue
 		}
-		after := time.Since(start)
-		taken := map[uint16]bool{}
-		for _, l := range ls {
-			taken[l.Port] = true
-		}
-		hs, err := sockets.Holders(ls)
-		if err != nil {
-			trace.Printf("settle: holders: %v", err)
-		}
-		for port := range taken {
-			st := byPort[port]
-			st.Free = false
-			seen := map[int]bool{}
-			for _, h := range hs {
-				if h.Listener.Port != port || seen[h.PID] {
-					continue
-				}
-				seen[h.PID] = true
-				st.Holders = append(st.Holders, h.PID)
-				st.Again = append(st.Again, retakerOf(h.PID, after))
-			}
-			if len(st.Again) == 0 {
-				for _, l := range ls {
-					if l.Port == port {
-						st.Hidden = append(st.Hidden, l.UID)
-						break
-					}
-				}
-			}
-			trace.Printf("settle: port %d taken again after %v by %v", port, after, st.Holders)
-		}
+		taken := markRetaken(byPort, ls, time.Since(start))
 		var still []uint16
 		for _, p := range watch {
 			if !taken[p] {
@@ -120,6 +90,44 @@ func settle(ctx context.Context, states []PortState, freed []uint16, proto strin
 		}
 		watch = still
 	}
+}
+
+// markRetaken marks each port of ls, the listeners found on watched
+// ports, as taken again after after: its holders, each once, and what
+// started them; its socket's uid where no holder can be seen. It returns
+// the ports taken.
+func markRetaken(byPort map[uint16]*PortState, ls map[uint64]Listener, after time.Duration) map[uint16]bool {
+	taken := map[uint16]bool{}
+	for _, l := range ls {
+		taken[l.Port] = true
+	}
+	hs, err := sockets.Holders(ls)
+	if err != nil {
+		trace.Printf("settle: holders: %v", err)
+	}
+	for port := range taken {
+		st := byPort[port]
+		st.Free = false
+		seen := map[int]bool{}
+		for _, h := range hs {
+			if h.Listener.Port != port || seen[h.PID] {
+				continue
+			}
+			seen[h.PID] = true
+			st.Holders = append(st.Holders, h.PID)
+			st.Again = append(st.Again, retakerOf(h.PID, after))
+		}
+		if len(st.Again) == 0 {
+			for _, l := range ls {
+				if l.Port == port {
+					st.Hidden = append(st.Hidden, l.UID)
+					break
+				}
+			}
+		}
+		trace.Printf("settle: port %d taken again after %v by %v", port, after, st.Holders)
+	}
+	return taken
 }
 
 // starter is a process, by PID and start time, that may start a holder
