@@ -176,21 +176,21 @@ func abandonedEnds(now time.Time) []abandonedEndJSON {
 	return rows
 }
 
-// reclaimResults are a result of each outcome, with their reasons
-// hinted as reclaimWith hints them.
+// reclaimResults are a result of each outcome, with their reasons in
+// the words the library gives them, hinted as reclaimWith hints them.
 func reclaimResults() []reclaim.Result {
 	sum := reclaim.Summary{Results: []reclaim.Result{
 		{Process: reclaim.Process{Report: fullReport(), Ports: []reclaim.Listener{listener("tcp", "0.0.0.0", 8080)}}, Selected: true, Outcome: reclaim.Gone,
 			Signals: []reclaim.Sent{{Signal: syscall.SIGTERM}, {Signal: syscall.SIGKILL}}},
-		{Process: reclaim.Process{Report: containedReport(nil)}, Selected: true, Outcome: reclaim.Survived, Why: "still alive 1s after SIGKILL",
+		{Process: reclaim.Process{Report: containedReport(nil)}, Selected: true, Outcome: reclaim.Survived, Why: "still alive 10s after SIGKILL",
 			Signals: []reclaim.Sent{{Signal: syscall.SIGTERM, ToSupervisor: true}, {Signal: syscall.SIGKILL}}},
 		{Process: reclaim.Process{Report: foreignReport(4300, 1000), Ports: []reclaim.Listener{listener("tcp", "::1", 8081)}}, Outcome: reclaim.Skipped,
-			Why: "not started by tether", Excluded: reclaim.ForeignHolder},
+			Why: "foreign: no TETHER=1 in its environment", Excluded: reclaim.ForeignHolder},
 		{Process: reclaim.Process{Report: foreignReport(4310, 0), Manager: fullManager()}, Selected: true, Outcome: reclaim.Gone,
 			Signals: []reclaim.Sent{{Engine: reclaim.Docker}}},
 		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1"}, Outcome: reclaim.Skipped, Why: "PID 1", Excluded: reclaim.Protected},
 		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Failed, Why: "operation not permitted"},
-		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Changed, Why: "its PID now names another process"},
+		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Changed, Why: "PID 4242 now belongs to another process (start time 999, was 8812345)"},
 		{Process: reclaim.Process{Report: containedReport(nil)}, Selected: true, Outcome: reclaim.AlreadyGone},
 	}}
 	hint(sum)
