@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
@@ -31,12 +34,10 @@ func TestTextGolden(t *testing.T) {
 		{"free", func() string { return reclaimText(freed()) }},
 		{"reclaim-reasons", func() string {
 			sum := reclaim.Summary{Results: reasonResults()}
-			hint(sum)
 			return reclaimText(newReclaimReport(reclaim.Filter{}, reclaim.Action{}, sum))
 		}},
 		{"reclaim-reasons-left", func() string {
 			sum := reclaim.Summary{Results: reasonResults()}
-			hint(sum)
 			sum.Ports = heldPorts(sum.Results)
 			return reclaimText(newReclaimReport(reclaim.Filter{Ports: []uint16{9000}}, reclaim.Action{}, sum))
 		}},
@@ -133,11 +134,11 @@ func managedBy(p reclaim.Process, m *reclaim.Manager) reclaim.Process {
 // gives them.
 func reasonResults() []reclaim.Result {
 	foreign := "no TETHER=1 in its environment"
-	skip := func(p reclaim.Process, reason reclaim.Reason, why string) reclaim.Result {
-		return reclaim.Result{Process: p, Outcome: reclaim.Skipped, Excluded: reason, Why: why}
+	skip := func(p reclaim.Process, reason reclaim.Reason) reclaim.Result {
+		return reclaim.Result{Process: p, Outcome: reclaim.Skipped, Excluded: reason}
 	}
-	ended := func(p reclaim.Process, o reclaim.Outcome, reason reclaim.Reason, why string) reclaim.Result {
-		return reclaim.Result{Process: p, Selected: true, Outcome: o, Excluded: reason, Why: why}
+	ended := func(p reclaim.Process, o reclaim.Outcome, reason reclaim.Reason, c reclaim.Cause) reclaim.Result {
+		return reclaim.Result{Process: p, Selected: true, Outcome: o, Excluded: reason, Cause: c}
 	}
 	supervised := tetheredAt(5009, 1000, probe.Supervised)
 	supervised.Supervisor = &probe.SupervisorReport{PID: 1, StartTime: 8800000, State: probe.SupervisorAlive, HostPID: 4200}
@@ -150,52 +151,41 @@ func reasonResults() []reclaim.Result {
 	podman := &reclaim.Manager{Kind: reclaim.ByContainer, Engine: reclaim.Podman, Rootless: true, UID: 54321, Proxy: true, Helper: "rootlessport"}
 	pod := &reclaim.Manager{Kind: reclaim.ByContainer, Engine: reclaim.Kubernetes, ID: "aa55"}
 	unreachable := errors.New("its engine could not be asked")
+	unnamed := errors.New("its engine named no container for it")
 	return []reclaim.Result{
-		skip(holderAt(5001, 1000, probe.Foreign, foreign), reclaim.NotTethered, "foreign: "+foreign),
-		skip(other, reclaim.OtherRun, "another run (fedcba9876543210fedcba9876543210)"),
-		skip(tetheredAt(5003, 1001, probe.Stranded), reclaim.OtherUser, "another user's (uid 1001)"),
-		skip(holderAt(5004, 1001, probe.Foreign, foreign), reclaim.OtherUserHolder, "another user's (uid 1001)"),
-		skip(holderAt(5005, 1001, probe.Foreign, foreign), reclaim.RootOnly, "another user's (uid 1001): only root may end it"),
-		skip(holderAt(5006, 1000, probe.Foreign, foreign), reclaim.ForeignHolder, "foreign: "+foreign),
-		skip(managedBy(holderAt(5007, 0, probe.Foreign, foreign), container), reclaim.ForeignHolder, "foreign: "+foreign),
-		skip(holderAt(5008, 1000, probe.Unverifiable, "its environment cannot be read"), reclaim.ForeignHolder, "unverifiable: its environment cannot be read"),
-		skip(supervised, reclaim.SupervisedRun, "supervised by 4200 (alive)"),
-		skip(orphan, reclaim.SupervisedRun, "supervised (parent 4300)"),
-		skip(reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1"}, reclaim.Protected, "PID 1"),
-		skip(managedBy(holderAt(5012, 0, probe.Foreign, foreign), unitManager()), reclaim.ManagedUnit,
-			"unit nginx.service, which would restart it or mark it failed: systemctl stop nginx.service stops it"),
-		skip(managedBy(holderAt(5013, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByUnit, User: true, UID: 1000, Name: "my app.service"}), reclaim.ManagedUnit,
-			"user unit my app.service, which would restart it or mark it failed: systemctl --user stop 'my app.service' stops it"),
-		skip(managedBy(holderAt(5014, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.PM2, Name: "api", Daemon: 321}), reclaim.ManagedProgram,
-			"pm2 process api (daemon 321), which would start it again: pm2 stop api stops it"),
-		skip(managedBy(holderAt(5015, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.PM2, Daemon: 321}), reclaim.ManagedProgram,
-			"pm2 process (daemon 321), which would start it again: pm2 list names it"),
-		skip(managedBy(holderAt(5016, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.Supervisord, Daemon: 322}), reclaim.ManagedProgram,
-			"supervisord program (daemon 322), which would start it again: supervisorctl status names it"),
-		skip(managedBy(holderAt(5017, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.Supervisord, Name: "web:0"}), reclaim.ManagedProgram,
-			"supervisord program web:0, which would start it again: supervisorctl stop web:0 stops it"),
-		ended(tetheredAt(5018, 1000, probe.Stranded), reclaim.Changed, "", "PID 5018 now belongs to another process (pidfs inode 77, was 66)"),
-		ended(tetheredAt(5019, 1000, probe.Stranded), reclaim.Changed, "", "PID 5019 now belongs to another process (start time 999, was 8812345)"),
-		ended(tetheredAt(5020, 1000, probe.Stranded), reclaim.Changed, reclaim.SupervisedRun, "no longer selected: supervised by 4200 (alive)"),
-		ended(holderAt(5021, 1000, probe.Foreign, foreign), reclaim.Changed, "", "PID 5021 no longer holds the socket of port 9000"),
-		ended(tetheredAt(5022, 1000, probe.Stranded), reclaim.Changed, "", "open /proc/5022/environ: permission denied"),
-		ended(tetheredAt(5023, 1000, probe.Stranded), reclaim.Failed, "", "operation not permitted"),
-		ended(managedBy(holderAt(5024, 0, probe.Foreign, foreign), withUnreachable(container, unreachable)), reclaim.Failed, "",
-			"container tb1 (bb:1, 8e3f1371fb44) via Docker: its engine could not be asked: nothing would be signalled; docker stop tb1 stops it"),
+		skip(holderAt(5001, 1000, probe.Foreign, foreign), reclaim.NotTethered),
+		skip(other, reclaim.OtherRun),
+		skip(tetheredAt(5003, 1001, probe.Stranded), reclaim.OtherUser),
+		skip(holderAt(5004, 1001, probe.Foreign, foreign), reclaim.OtherUserHolder),
+		skip(holderAt(5005, 1001, probe.Foreign, foreign), reclaim.RootOnly),
+		skip(holderAt(5006, 1000, probe.Foreign, foreign), reclaim.ForeignHolder),
+		skip(managedBy(holderAt(5007, 0, probe.Foreign, foreign), container), reclaim.ForeignHolder),
+		skip(holderAt(5008, 1000, probe.Unverifiable, "its environment cannot be read"), reclaim.ForeignHolder),
+		skip(supervised, reclaim.SupervisedRun),
+		skip(orphan, reclaim.SupervisedRun),
+		skip(reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1"}, reclaim.Protected),
+		skip(managedBy(holderAt(5012, 0, probe.Foreign, foreign), unitManager()), reclaim.ManagedUnit),
+		skip(managedBy(holderAt(5013, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByUnit, User: true, UID: 1000, Name: "my app.service"}), reclaim.ManagedUnit),
+		skip(managedBy(holderAt(5014, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.PM2, Name: "api", Daemon: 321}), reclaim.ManagedProgram),
+		skip(managedBy(holderAt(5015, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.PM2, Daemon: 321}), reclaim.ManagedProgram),
+		skip(managedBy(holderAt(5016, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.Supervisord, Daemon: 322}), reclaim.ManagedProgram),
+		skip(managedBy(holderAt(5017, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.Supervisord, Name: "web:0"}), reclaim.ManagedProgram),
+		ended(tetheredAt(5018, 1000, probe.Stranded), reclaim.Changed, "", reclaim.Cause{Kind: reclaim.PIDReused, Was: 66, Now: 77}),
+		ended(tetheredAt(5019, 1000, probe.Stranded), reclaim.Changed, "", reclaim.Cause{Kind: reclaim.StartChanged, Was: 8812345, Now: 999}),
+		ended(tetheredAt(5020, 1000, probe.Stranded), reclaim.Changed, reclaim.SupervisedRun, reclaim.Cause{Kind: reclaim.NoLongerSelected, Again: &supervised.Report}),
+		ended(holderAt(5021, 1000, probe.Foreign, foreign), reclaim.Changed, "", reclaim.Cause{Kind: reclaim.SocketGone, Port: 9000}),
+		ended(tetheredAt(5022, 1000, probe.Stranded), reclaim.Changed, "", reclaim.Cause{Kind: reclaim.Unchecked, Err: errors.New("open /proc/5022/environ: permission denied")}),
+		ended(tetheredAt(5023, 1000, probe.Stranded), reclaim.Failed, "", reclaim.Cause{Kind: reclaim.SignalFailed, Err: syscall.EPERM}),
+		ended(managedBy(holderAt(5024, 0, probe.Foreign, foreign), container), reclaim.Failed, "",
+			reclaim.Cause{Kind: reclaim.EngineUnasked, Err: unreachable, Manager: container, Port: 9000}),
 		ended(managedBy(holderAt(5025, 0, probe.Foreign, foreign), nameless), reclaim.Failed, "",
-			"container (unknown) via Docker: its engine named no container for it: nothing signalled; docker ps --filter publish=9000 names it"),
+			reclaim.Cause{Kind: reclaim.EngineFailed, Err: unnamed, Manager: nameless, Port: 9000}),
 		ended(managedBy(holderAt(5026, 54321, probe.Foreign, foreign), podman), reclaim.Failed, "",
-			"container (unknown) via Podman (rootless, uid 54321): its engine named no container for it: nothing signalled; podman ps --format '{{.Names}} {{.Ports}}' names the one that publishes 9000, run as uid 54321"),
+			reclaim.Cause{Kind: reclaim.EngineFailed, Err: unnamed, Manager: podman, Port: 9000}),
 		ended(managedBy(holderAt(5027, 0, probe.Foreign, foreign), pod), reclaim.Failed, "",
-			"container aa55 via Kubernetes: its engine could not be asked: nothing signalled; its engine names it"),
-		ended(tetheredAt(5028, 1000, probe.Stranded), reclaim.Survived, "", "still alive 10s after SIGKILL"),
+			reclaim.Cause{Kind: reclaim.EngineFailed, Err: unreachable, Manager: pod, Port: 9000}),
+		ended(tetheredAt(5028, 1000, probe.Stranded), reclaim.Survived, "", reclaim.Cause{Kind: reclaim.KillIgnored, After: 10 * time.Second}),
 		ended(tetheredAt(5029, 1000, probe.Stranded), reclaim.Survived, "",
-			"still alive a second after SIGKILL, sent at once as the reclaim was cut short (context canceled)"),
+			reclaim.Cause{Kind: reclaim.CutShort, Err: context.Canceled}),
 	}
-}
-
-func withUnreachable(m *reclaim.Manager, err error) *reclaim.Manager {
-	c := *m
-	c.Unreachable = err
-	return &c
 }
