@@ -298,7 +298,7 @@ func leftText(sum reclaim.Summary, p reclaim.PortState, l reclaim.LeftHolder) st
 	case reclaim.LeftTookAgain:
 		for _, r := range p.Again {
 			if r.PID == l.PID {
-				return r.String()
+				return retakerText(r)
 			}
 		}
 	case reclaim.LeftOutOfSight:

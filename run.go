@@ -255,7 +255,7 @@ func portRefusal(sum reclaim.Summary) error {
 			continue
 		}
 		if len(st.Again) > 0 {
-			return failf("tether run: port %d: %s; %s", st.Port, sanitize(st.Again[0].String()), done)
+			return failf("tether run: port %d: %s; %s", st.Port, sanitize(retakerText(st.Again[0])), done)
 		}
 		for _, pid := range st.Holders {
 			r, ok := sum.Result(pid)

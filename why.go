@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
@@ -66,21 +65,6 @@ func excludedText(p reclaim.Process, reason reclaim.Reason) string {
 	return string(reason)
 }
 
-// programAdvice says how a program its process manager runs is stopped,
-// or, unnamed, found.
-func programAdvice(m *reclaim.Manager) string {
-	if m.Name != "" {
-		return stopCommand(m) + " stops it"
-	}
-	switch m.Engine {
-	case reclaim.PM2:
-		return "pm2 list names it"
-	case reclaim.Supervisord:
-		return "supervisorctl status names it"
-	}
-	return m.Engine + "'s own list names it"
-}
-
 func uidText(uid *int) string {
 	if uid == nil {
 		return "?"
@@ -132,27 +116,6 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// stopAdvice says how a user stops the container m, which its engine
-// could not be asked about: its own engine's command, by its name or id,
-// or, where neither is known (a helper of an engine that did not answer),
-// how to find it by the port it publishes (0 for none); as its user, for
-// a rootless engine's container of another user.
-func stopAdvice(m *reclaim.Manager, port uint16) string {
-	advice := "its engine names it"
-	switch cmd := stopCommand(m); {
-	case cmd != "":
-		advice = cmd + " stops it"
-	case m.Engine == reclaim.Docker && port != 0:
-		advice = fmt.Sprintf("docker ps --filter publish=%d names it", port)
-	case m.Engine == reclaim.Podman && port != 0:
-		advice = fmt.Sprintf("podman ps --format '{{.Names}} {{.Ports}}' names the one that publishes %d", port)
-	}
-	if m.Rootless && m.UID != os.Getuid() {
-		advice += fmt.Sprintf(", run as uid %d", m.UID)
-	}
-	return advice
-}
-
 // reclaimHint is the flag of tether reclaim's (and free's) that would
 // have included r, left out for its Excluded reason.
 func reclaimHint(r reclaim.Result) string {
@@ -192,6 +155,3 @@ func runHint(r reclaim.Result) string {
 	}
 	return "; --foreign would end it"
 }
-
-// stopCommand is the command a user runs to stop what m runs.
-func stopCommand(m *reclaim.Manager) string { return m.StopCommand() }
