@@ -176,24 +176,23 @@ func abandonedEnds(now time.Time) []abandonedEndJSON {
 	return rows
 }
 
-// reclaimResults are a result of each outcome, with their reasons
-// hinted as reclaimWith hints them.
+// reclaimResults are a result of each outcome, with the reasons and
+// causes the library gives them.
 func reclaimResults() []reclaim.Result {
 	sum := reclaim.Summary{Results: []reclaim.Result{
 		{Process: reclaim.Process{Report: fullReport(), Ports: []reclaim.Listener{listener("tcp", "0.0.0.0", 8080)}}, Selected: true, Outcome: reclaim.Gone,
 			Signals: []reclaim.Sent{{Signal: syscall.SIGTERM}, {Signal: syscall.SIGKILL}}},
-		{Process: reclaim.Process{Report: containedReport(nil)}, Selected: true, Outcome: reclaim.Survived, Why: "still alive 1s after SIGKILL",
+		{Process: reclaim.Process{Report: containedReport(nil)}, Selected: true, Outcome: reclaim.Survived, Cause: reclaim.Cause{Kind: reclaim.KillIgnored, After: 10 * time.Second},
 			Signals: []reclaim.Sent{{Signal: syscall.SIGTERM, ToSupervisor: true}, {Signal: syscall.SIGKILL}}},
 		{Process: reclaim.Process{Report: foreignReport(4300, 1000), Ports: []reclaim.Listener{listener("tcp", "::1", 8081)}}, Outcome: reclaim.Skipped,
-			Why: "not started by tether", Excluded: reclaim.ForeignHolder},
+			Excluded: reclaim.ForeignHolder},
 		{Process: reclaim.Process{Report: foreignReport(4310, 0), Manager: fullManager()}, Selected: true, Outcome: reclaim.Gone,
 			Signals: []reclaim.Sent{{Engine: reclaim.Docker}}},
-		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1"}, Outcome: reclaim.Skipped, Why: "PID 1", Excluded: reclaim.Protected},
-		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Failed, Why: "operation not permitted"},
-		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Changed, Why: "its PID now names another process"},
+		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1"}, Outcome: reclaim.Skipped, Excluded: reclaim.Protected},
+		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Failed, Cause: reclaim.Cause{Kind: reclaim.SignalFailed, Err: syscall.EPERM}},
+		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Changed, Cause: reclaim.Cause{Kind: reclaim.StartChanged, Was: 8812345, Now: 999}},
 		{Process: reclaim.Process{Report: containedReport(nil)}, Selected: true, Outcome: reclaim.AlreadyGone},
 	}}
-	hint(sum)
 	return sum.Results
 }
 
@@ -226,7 +225,7 @@ func reclaimed(dry bool) reclaimReport {
 	if dry {
 		for i := range sum.Results {
 			if sum.Results[i].Selected {
-				sum.Results[i].Outcome, sum.Results[i].Why, sum.Results[i].Signals = reclaim.WouldSignal, "", nil
+				sum.Results[i].Outcome, sum.Results[i].Cause, sum.Results[i].Signals = reclaim.WouldSignal, reclaim.Cause{}, nil
 			}
 		}
 	}
@@ -240,7 +239,6 @@ func freed() reclaimReport {
 			Selected: true, Outcome: reclaim.Gone, Signals: []reclaim.Sent{{Signal: syscall.SIGTERM}}}},
 		Ports: []reclaim.PortState{{Port: 8080, Free: true}},
 	}
-	hint(sum)
 	return newReclaimReport(reclaim.Filter{Ports: []uint16{8080}, Foreign: true}, reclaim.Action{}, sum)
 }
 

@@ -112,7 +112,6 @@ func reclaimWith(c *cli.Context, f reclaim.Filter, cmd string) error {
 	if err != nil {
 		return failf("%s: %v", cmd, err)
 	}
-	hint(sum)
 	return reportReclaim(c, f, act, sum, cmd)
 }
 
@@ -268,7 +267,7 @@ func portText(sum reclaim.Summary, p reclaim.PortState, dryRun bool) string {
 func outcomeText(r reclaim.Result) string {
 	switch r.Outcome {
 	case reclaim.Skipped:
-		return "skipped, " + r.Why
+		return "skipped, " + whyText(r, reclaimHints)
 	case reclaim.WouldSignal:
 		if m := r.Manager; m != nil && m.Kind == reclaim.ByContainer {
 			return "would be stopped through " + m.Engine
@@ -282,38 +281,24 @@ func outcomeText(r reclaim.Result) string {
 	case reclaim.AlreadyGone:
 		return "gone before it was signalled"
 	case reclaim.Changed:
-		return "not signalled: " + r.Why
+		return "not signalled: " + whyText(r, reclaimHints)
 	default:
 		s := string(r.Outcome)
 		if len(r.Signals) > 0 {
 			s = sentText(r.Signals) + ": " + s
 		}
-		return s + ": " + r.Why
-	}
-}
-
-// hint words each result's reason with the flag that would include it,
-// as the library's reasons name none (leftText words a port's holders
-// from them).
-func hint(sum reclaim.Summary) {
-	for i := range sum.Results {
-		r := &sum.Results[i]
-		if r.Excluded == reclaim.ForeignHolder && r.Manager != nil {
-			r.Why += "; --foreign to stop it through its engine"
-			continue
-		}
-		r.Why = withHint(r.Why, r.Excluded)
+		return s + ": " + whyText(r, reclaimHints)
 	}
 }
 
 // leftText is a holder the reclaim left on port p, and why, in the words
-// of its Result (which hint has given their flags).
+// of its Result, with reclaim's flags.
 func leftText(sum reclaim.Summary, p reclaim.PortState, l reclaim.LeftHolder) string {
 	switch l.Why {
 	case reclaim.LeftTookAgain:
 		for _, r := range p.Again {
 			if r.PID == l.PID {
-				return r.String()
+				return retakerText(r)
 			}
 		}
 	case reclaim.LeftOutOfSight:
@@ -324,9 +309,9 @@ func leftText(sum reclaim.Summary, p reclaim.PortState, l reclaim.LeftHolder) st
 	case reclaim.LeftNotEnded, reclaim.LeftNotSelected:
 		if r, ok := sum.Result(l.PID); ok {
 			if l.Why == reclaim.LeftNotEnded {
-				return fmt.Sprintf("PID %d: %s %s", l.PID, r.Outcome, r.Why)
+				return fmt.Sprintf("PID %d: %s %s", l.PID, r.Outcome, whyText(r, reclaimHints))
 			}
-			return fmt.Sprintf("PID %d: %s", l.PID, r.Why)
+			return fmt.Sprintf("PID %d: %s", l.PID, whyText(r, reclaimHints))
 		}
 	}
 	return fmt.Sprintf("PID %d: bound the port while tether looked", l.PID)
@@ -339,20 +324,4 @@ func sentText(sent []reclaim.Sent) string {
 		s[i] = x.String()
 	}
 	return strings.Join(s, ", then ")
-}
-
-// withHint is why, followed by the flag of reclaim's that would have
-// included a process left out for reason.
-func withHint(why string, reason reclaim.Reason) string {
-	switch reason {
-	case reclaim.OtherUser:
-		return why + "; --any-user to include"
-	case reclaim.OtherUserHolder:
-		return why + "; as root, --any-user to include"
-	case reclaim.ForeignHolder:
-		return why + "; --foreign to end it"
-	case reclaim.SupervisedRun:
-		return why + "; --all to include"
-	}
-	return why
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/marker"
-	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/reclaim"
 	"github.com/tetherproc/tether/spawn"
 )
@@ -256,7 +255,7 @@ func portRefusal(sum reclaim.Summary) error {
 			continue
 		}
 		if len(st.Again) > 0 {
-			return failf("tether run: port %d: %s; %s", st.Port, sanitize(st.Again[0].String()), done)
+			return failf("tether run: port %d: %s; %s", st.Port, sanitize(retakerText(st.Again[0])), done)
 		}
 		for _, pid := range st.Holders {
 			r, ok := sum.Result(pid)
@@ -265,33 +264,15 @@ func portRefusal(sum reclaim.Summary) error {
 			}
 			if r.Selected {
 				return failf("tether run: port %s: holder PID %d (%s) not ended: %s %s",
-					portsOf(r.Process), r.PID, withManager(r.Process, holderCommand(r.Report)), r.Outcome, r.Why)
+					portsOf(r.Process), r.PID, withManager(r.Process, holderCommand(r.Report)), r.Outcome, whyText(r, noHints))
 			}
 			return failf("tether run: port %s is held by PID %d (%s): %s; %s",
-				portsOf(r.Process), r.PID, withManager(r.Process, holderCommand(r.Report)), runHint(r), done)
+				portsOf(r.Process), r.PID, withManager(r.Process, holderCommand(r.Report)), whyText(r, runHints), done)
 		}
 		return failf("tether run: port %d is held by a process of uid %s that tether cannot see; %s",
 			st.Port, joinInts(st.Hidden), done)
 	}
 	return nil
-}
-
-// runHint is why run left a holder, with run's own flag that would end
-// it.
-func runHint(r reclaim.Result) string {
-	switch {
-	case r.Verdict == probe.Supervised:
-		return r.Why + "; --replace would end it through its tether"
-	case r.Verdict == probe.Foreign || r.Verdict == probe.Unverifiable:
-		switch {
-		case r.Excluded == reclaim.OtherUserHolder || r.Excluded == reclaim.RootOnly || r.Excluded == reclaim.ManagedUnit || r.Excluded == reclaim.ManagedProgram:
-			return r.Why
-		case r.Manager != nil:
-			return r.Why + "; --foreign would stop it through its engine"
-		}
-		return r.Why + "; --foreign would end it"
-	}
-	return r.Why
 }
 
 // tellUser has the run's events the library reports (an auto

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,8 +20,9 @@ func TestPortRefusal(t *testing.T) {
 	uid := 1000
 	holder := func(pid int, v probe.Verdict) reclaim.Process {
 		return reclaim.Process{
-			Report: probe.Report{PID: pid, Verdict: v, UID: &uid, Command: []string{"server", "--flag"}},
-			Ports:  []reclaim.Listener{{Proto: "tcp", Port: 8080}},
+			Report: probe.Report{PID: pid, Verdict: v, Reason: "no markers", UID: &uid, Command: []string{"server", "--flag"},
+				Supervisor: &probe.SupervisorReport{PID: 7, State: probe.SupervisorAlive}},
+			Ports: []reclaim.Listener{{Proto: "tcp", Port: 8080}},
 		}
 	}
 	ended := reclaim.Result{Process: holder(40, probe.Stranded), Selected: true, Outcome: reclaim.Gone, Signals: []reclaim.Sent{{Signal: syscall.SIGTERM}}}
@@ -31,19 +33,19 @@ func TestPortRefusal(t *testing.T) {
 	}{
 		{"free", reclaim.Summary{Ports: []reclaim.PortState{{Port: 8080, Free: true}}}, ""},
 		{"foreign", reclaim.Summary{
-			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Why: "foreign: no markers", Excluded: reclaim.ForeignHolder}},
+			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Excluded: reclaim.ForeignHolder}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{42}}},
 		}, "tether run: port 8080 is held by PID 42 (server --flag): foreign: no markers; --foreign would end it; nothing was signalled"},
 		{"another user's foreign", reclaim.Summary{
-			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Why: "another user's (uid 1000)", Excluded: reclaim.OtherUserHolder}},
+			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Excluded: reclaim.OtherUserHolder}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{42}}},
 		}, "tether run: port 8080 is held by PID 42 (server --flag): another user's (uid 1000); nothing was signalled"},
 		{"supervised, another ended", reclaim.Summary{
-			Results: []reclaim.Result{ended, {Process: holder(43, probe.Supervised), Outcome: reclaim.Skipped, Why: "supervised by 7 (alive)", Excluded: reclaim.SupervisedRun}},
+			Results: []reclaim.Result{ended, {Process: holder(43, probe.Supervised), Outcome: reclaim.Skipped, Excluded: reclaim.SupervisedRun}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{43}}},
 		}, "tether run: port 8080 is held by PID 43 (server --flag): supervised by 7 (alive); --replace would end it through its tether; 1 other holder(s) ended"},
 		{"survived", reclaim.Summary{
-			Results: []reclaim.Result{{Process: holder(44, probe.Stranded), Selected: true, Outcome: reclaim.Survived, Why: "still alive 1s after SIGKILL", Signals: []reclaim.Sent{{Signal: syscall.SIGTERM}, {Signal: syscall.SIGKILL}}}},
+			Results: []reclaim.Result{{Process: holder(44, probe.Stranded), Selected: true, Outcome: reclaim.Survived, Cause: reclaim.Cause{Kind: reclaim.KillIgnored, After: time.Second}, Signals: []reclaim.Sent{{Signal: syscall.SIGTERM}, {Signal: syscall.SIGKILL}}}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{44}}},
 		}, "tether run: port 8080: holder PID 44 (server --flag) not ended: survived still alive 1s after SIGKILL"},
 		{"out of sight", reclaim.Summary{

@@ -3,7 +3,6 @@ package reclaim
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/tetherproc/tether/internal/engines"
@@ -35,42 +34,21 @@ func stopContainers(held []*Result, grace time.Duration) {
 	for _, key := range order {
 		rs := byContainer[key]
 		m := rs[0].Manager
-		outcome, why := Gone, ""
+		outcome, cause := Gone, Cause{}
 		switch err := stopContainer(m, grace); {
 		case err == nil:
 		case errors.Is(err, engines.ErrGone):
 			outcome = AlreadyGone
 		default:
-			outcome, why = Failed, fmt.Sprintf("%s: %v: nothing signalled; %s", m, err, stopAdvice(m, rs[0].Ports))
+			outcome, cause = Failed, Cause{Kind: EngineFailed, Err: err, Manager: m, Port: firstPort(rs[0].Ports)}
 		}
 		for _, r := range rs {
-			r.Outcome, r.Why = outcome, why
+			r.Outcome, r.Cause = outcome, cause
 			if outcome != Failed {
 				r.Signals = []Sent{{Engine: m.Engine}}
 			}
 		}
 	}
-}
-
-// stopAdvice says how a user stops the container m, which its engine
-// could not be asked about: its own engine's command, by its name or id,
-// or, where neither is known (a helper of an engine that did not answer),
-// how to find it by the port it publishes; as its user, for a rootless
-// engine's container of another user.
-func stopAdvice(m *Manager, ports []Listener) string {
-	advice := "its engine names it"
-	switch cmd := m.StopCommand(); {
-	case cmd != "":
-		advice = cmd + " stops it"
-	case m.Engine == engines.Docker && len(ports) > 0:
-		advice = fmt.Sprintf("docker ps --filter publish=%d names it", ports[0].Port)
-	case m.Engine == engines.Podman && len(ports) > 0:
-		advice = fmt.Sprintf("podman ps --format '{{.Names}} {{.Ports}}' names the one that publishes %d", ports[0].Port)
-	}
-	if m.Rootless && m.UID != os.Getuid() {
-		advice += fmt.Sprintf(", run as uid %d", m.UID)
-	}
-	return advice
 }
 
 // stoppable says why the container m cannot be stopped through its

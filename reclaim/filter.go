@@ -73,18 +73,18 @@ func mine(p Process) bool {
 }
 
 // Reason is the kind of reason a process was left out: what a caller
-// can act on (widen the filter, say), apart from the words of Why. The
-// empty Reason is none: the process matches, or is selected.
+// can act on (widen the filter, say), and words from the process's own
+// fields. The empty Reason is none: the process matches, or is selected.
 type Reason string
 
 // The reasons a filter leaves a process out.
 const (
-	// NotTethered: no markers, container or record of a run (Why gives
-	// its verdict and the verdict's reason).
+	// NotTethered: no markers, container or record of a run (its
+	// Verdict and Reason say why).
 	NotTethered Reason = "not-tethered"
-	// OtherRun: a run other than [Filter.RunID].
+	// OtherRun: a run other than [Filter.RunID] (its RunID).
 	OtherRun Reason = "other-run"
-	// OtherUser: another user's; [Filter.AnyUser] would include it.
+	// OtherUser: another user's (its UID); [Filter.AnyUser] would include it.
 	OtherUser Reason = "other-user"
 	// OtherUserHolder: another user's holder of a port that tether did
 	// not start; root with [Filter.AnyUser] may end it.
@@ -94,76 +94,68 @@ const (
 	// ForeignHolder: a holder of a port that tether did not start, or
 	// cannot tell it did; [Filter.Foreign] would end it.
 	ForeignHolder Reason = "foreign-holder"
-	// SupervisedRun: its supervisor lives; [Filter.All] would include it.
+	// SupervisedRun: its supervisor lives (its Supervisor, or its PPID
+	// when none is known); [Filter.All] would include it.
 	SupervisedRun Reason = "supervised"
 	// Protected: never signalled (PID 1, the caller or an ancestor of
-	// it, a kernel thread).
+	// it, a kernel thread): its Protected says which.
 	Protected Reason = "protected"
 	// ManagedUnit: a holder a service manager runs (a systemd unit):
 	// never signalled, as the manager would restart it or mark it
-	// failed; Why names the command that stops it.
+	// failed; its Manager names the unit.
 	ManagedUnit Reason = "managed-unit"
 	// ManagedProgram: a holder a process manager runs as one of its
 	// programs (pm2, supervisord): never signalled, as the manager would
-	// start it again, and the manager itself runs other programs; Why
-	// names the command that stops it through the manager.
+	// start it again, and the manager itself runs other programs; its
+	// Manager names the manager and the program.
 	ManagedProgram Reason = "managed-program"
 )
 
 // matches reports whether p is one of the tethered processes f is about,
 // whatever its state: the rule a listing applies. It returns the empty
-// Reason when it is, else the kind of reason and its words.
-func (f Filter) matches(p Process) (Reason, string) {
+// Reason when it is, else the kind of reason.
+func (f Filter) matches(p Process) Reason {
 	switch {
 	case !p.Tethered:
-		return NotTethered, string(p.Verdict) + ": " + p.Reason
+		return NotTethered
 	case f.RunID != "" && p.RunID != f.RunID:
-		return OtherRun, fmt.Sprintf("another run (%s)", p.RunID)
+		return OtherRun
 	case !f.AnyUser && !mine(p) && !(p.ofRun && os.Geteuid() == 0):
-		return OtherUser, fmt.Sprintf("another user's (uid %d)", *p.UID)
+		return OtherUser
 	}
-	return "", ""
+	return ""
 }
 
 // selects reports whether f selects p for termination (the empty
 // Reason), and if not, why: matches, not protected, and stranded unless
 // All; or, with Foreign, a holder of a port asked about that tether did
 // not start.
-func (f Filter) selects(p Process) (Reason, string) {
+func (f Filter) selects(p Process) Reason {
 	if p.Protected != "" {
-		return Protected, p.Protected
+		return Protected
 	}
 	if foreignHolder(p) {
 		m := p.Manager
 		switch {
 		case m != nil && m.Kind == engines.Unit:
-			return ManagedUnit, fmt.Sprintf("%s, which would restart it or mark it failed: %s stops it", m, m.StopCommand())
+			return ManagedUnit
 		case m != nil && m.Kind == engines.ProcessManager:
-			how := m.StopCommand() + " stops it"
-			if m.Name == "" {
-				how = m.Engine + "'s own list names it"
-				if m.Engine == engines.PM2 {
-					how = "pm2 list names it"
-				} else if m.Engine == engines.Supervisord {
-					how = "supervisorctl status names it"
-				}
-			}
-			return ManagedProgram, fmt.Sprintf("%s, which would start it again: %s", m, how)
+			return ManagedProgram
 		case !f.Foreign:
-			return ForeignHolder, string(p.Verdict) + ": " + p.Reason
+			return ForeignHolder
 		case m != nil && m.Kind == engines.Container:
 			// Stopped through its engine, which decides who may.
-			return "", ""
+			return ""
 		}
 		return f.ownHolder(p)
 	}
-	if reason, why := f.matches(p); reason != "" {
-		return reason, why
+	if reason := f.matches(p); reason != "" {
+		return reason
 	}
 	if p.Verdict == probe.Supervised && !f.All {
-		return SupervisedRun, "supervised" + supervisorNote(p)
+		return SupervisedRun
 	}
-	return "", ""
+	return ""
 }
 
 // foreignHolder reports whether p is a holder of a port asked about that
@@ -175,21 +167,14 @@ func foreignHolder(p Process) bool {
 // ownHolder applies the rule of whose processes to a foreign holder: the
 // caller's own; another user's only for root, with AnyUser, as the
 // kernel would refuse anyone else the signal.
-func (f Filter) ownHolder(p Process) (Reason, string) {
+func (f Filter) ownHolder(p Process) Reason {
 	switch {
 	case mine(p):
-		return "", ""
+		return ""
 	case !f.AnyUser:
-		return OtherUserHolder, fmt.Sprintf("another user's (uid %d)", *p.UID)
+		return OtherUserHolder
 	case os.Geteuid() != 0:
-		return RootOnly, fmt.Sprintf("another user's (uid %d): only root may end it", *p.UID)
+		return RootOnly
 	}
-	return "", ""
-}
-
-func supervisorNote(p Process) string {
-	if s := p.Supervisor; s != nil {
-		return fmt.Sprintf(" by %d (%s)", s.LocalPID(), s.State)
-	}
-	return fmt.Sprintf(" (parent %d)", p.PPID)
+	return ""
 }

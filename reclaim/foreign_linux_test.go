@@ -42,7 +42,7 @@ func TestForeignHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].PID != server.PID() || sum.Results[0].Outcome != reclaim.Skipped ||
-		sum.Results[0].Excluded != reclaim.ForeignHolder || strings.Contains(sum.Results[0].Why, "--") || len(sum.Ports) != 1 || len(sum.Ports[0].Left) != 1 {
+		sum.Results[0].Excluded != reclaim.ForeignHolder || len(sum.Ports) != 1 || len(sum.Ports[0].Left) != 1 {
 		t.Fatalf("without Foreign: %+v; want the server named, left (a foreign holder, no flag named), and the port held", sum)
 	}
 	if !alive(server) {
@@ -83,7 +83,7 @@ func TestForeignHolderWithWorkers(t *testing.T) {
 	}
 	for _, r := range sum.Results {
 		if r.Outcome != reclaim.Gone {
-			t.Errorf("holder %d: %s %s", r.PID, r.Outcome, r.Why)
+			t.Errorf("holder %d: %s %s %v", r.PID, r.Outcome, r.Cause.Kind, r.Cause.Err)
 		}
 	}
 }
@@ -119,7 +119,7 @@ func TestForeignHolderOfAnotherUser(t *testing.T) {
 	port := portOf(t, p)
 	sum, err := reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, Foreign: true}, reclaim.Action{Grace: time.Second})
 	if err != nil || sum.PortsFree() || len(sum.Results) != 1 || sum.Results[0].Outcome != reclaim.Skipped ||
-		!strings.Contains(sum.Results[0].Why, "another user's (uid 65534)") {
+		sum.Results[0].Excluded != reclaim.OtherUserHolder || sum.Results[0].UID == nil || *sum.Results[0].UID != 65534 {
 		t.Fatalf("without AnyUser: %v %+v; want the holder left as another user's", err, sum)
 	}
 	if !alive(server) {
@@ -166,7 +166,7 @@ func TestForeignHolderRecycledPID(t *testing.T) {
 		if !alive(reused) {
 			t.Fatal("the process that took the holder's PID was signalled")
 		}
-		t.Logf("PID %d recycled on attempt %d: %s", pid, attempt+1, rs[0].Why)
+		t.Logf("PID %d recycled on attempt %d: %s", pid, attempt+1, rs[0].Cause.Kind)
 		return
 	}
 	t.Skip("could not get the PID recycled in 20 attempts")

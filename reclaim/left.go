@@ -24,10 +24,10 @@ const (
 	// has no Result.
 	LeftBoundMeanwhile LeftWhy = "bound-meanwhile"
 	// LeftNotEnded: it was selected, and its Result's Outcome (Survived,
-	// Failed, Changed) and Why say what kept it.
+	// Failed, Changed) and Cause say what kept it.
 	LeftNotEnded LeftWhy = "not-ended"
-	// LeftNotSelected: the filter left it out; its Result's Reason and Why
-	// say why.
+	// LeftNotSelected: the filter left it out; its Result's Excluded
+	// says why.
 	LeftNotSelected LeftWhy = "not-selected"
 	// LeftOutOfSight: a socket on the port whose holding process cannot be
 	// seen (another user's, to a caller who is not root); UID is its

@@ -47,8 +47,8 @@ func List(f Filter) (Listing, error) {
 	var l Listing
 	out := s.procs[:0]
 	for _, p := range s.procs {
-		if reason, why := f.matches(p); reason != "" && len(f.Ports) == 0 {
-			trace.Printf("ps: %d left out: %s", p.PID, why)
+		if reason := f.matches(p); reason != "" && len(f.Ports) == 0 {
+			trace.Printf("ps: %d left out: %s", p.PID, reason)
 			continue
 		}
 		if len(f.Ports) > 0 && !f.AnyUser && !mine(p) {
@@ -127,7 +127,7 @@ func hiddenDescendants(listed []Process, f Filter) []Process {
 				continue
 			}
 			p := Process{Report: r}
-			if reason, _ := f.matches(p); reason != "" && !(r.Verdict == probe.Unverifiable && (f.AnyUser || mine(p))) {
+			if reason := f.matches(p); reason != "" && !(r.Verdict == probe.Unverifiable && (f.AnyUser || mine(p))) {
 				continue // the matched ones of a container, or the unverifiable
 			}
 			trace.Printf("ps: %d below supervisor %d is %s: %s", m.PID, sup, r.Verdict, r.Reason)

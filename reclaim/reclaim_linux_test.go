@@ -280,7 +280,7 @@ func TestSupervisedUntouchedUnlessAll(t *testing.T) {
 	w := newWorld(t)
 	p, port := w.startListener("tcp6", "srv", false)
 	rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}, RunID: w.runID}, reclaim.Action{Grace: time.Second}))
-	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Skipped || !strings.Contains(rs[0].Why, "supervised") {
+	if err != nil || len(rs) != 1 || rs[0].Outcome != reclaim.Skipped || rs[0].Excluded != reclaim.SupervisedRun {
 		t.Fatalf("%v %+v", err, rs)
 	}
 	if !alive(p) {
@@ -347,7 +347,7 @@ func TestOtherUsersPortHolderSkipped(t *testing.T) {
 		t.Errorf("plain scan without --any-user: %v %+v; want nothing found", err, rs)
 	}
 	rs, err := results(reclaim.Reclaim(context.Background(), reclaim.Filter{Ports: []uint16{port}}, reclaim.Action{Grace: time.Second}))
-	if err != nil || len(rs) != 1 || rs[0].PID != p.PID() || rs[0].Outcome != reclaim.Skipped || !strings.Contains(rs[0].Why, "another user's (uid 65534)") {
+	if err != nil || len(rs) != 1 || rs[0].PID != p.PID() || rs[0].Outcome != reclaim.Skipped || rs[0].Excluded != reclaim.OtherUser || rs[0].UID == nil || *rs[0].UID != 65534 {
 		t.Errorf("--port %d without --any-user: %v %+v; want PID %d skipped as another user's", port, err, rs, p.PID())
 	}
 	// What run --port refuses by: the port still held, by a holder left
@@ -412,7 +412,7 @@ func TestRecycledPIDIsNotSignalled(t *testing.T) {
 				if !alive(reused) {
 					t.Fatal("the process that reused the PID was signalled")
 				}
-				t.Logf("PID %d recycled on attempt %d: %s", pid, attempt+1, rs[0].Why)
+				t.Logf("PID %d recycled on attempt %d: %s", pid, attempt+1, rs[0].Cause.Kind)
 				return
 			}
 			t.Skip("could not get the PID recycled in 20 attempts")

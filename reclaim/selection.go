@@ -24,8 +24,8 @@ func (s *snapshot) selection(f Filter, act Action) ([]Result, []string) {
 // decide is the selection of one process: whether f selects it, and if
 // so, whether it is to be ended through its supervisor.
 func (s *snapshot) decide(p Process, f Filter, act Action) Result {
-	reason, why := f.selects(p)
-	r := Result{Process: p, Selected: reason == "", Outcome: Skipped, Why: why, Excluded: reason}
+	reason := f.selects(p)
+	r := Result{Process: p, Selected: reason == "", Outcome: Skipped, Excluded: reason}
 	if r.Selected {
 		r.through = s.throughSupervisor(p, act)
 	}

@@ -2,8 +2,6 @@ package reclaim
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/tetherproc/tether/internal/engines"
@@ -196,38 +194,4 @@ func retakerOf(pid int, after time.Duration) Retaker {
 	}
 	r.Manager = engines.Of(pid)
 	return r
-}
-
-// String says who took the port again and who started it: "PID 4321
-// (./server) took it again 120ms after it was freed, started by PID 4300
-// (sh -c while :; do ./server; done): it restarts what is ended".
-func (r Retaker) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "PID %d (%s) took it again %v after it was freed", r.PID, commandText(r.Command), r.After.Round(time.Millisecond))
-	switch m := r.Manager; {
-	case m != nil && m.Kind != engines.Container:
-		fmt.Fprintf(&b, ", run by %s", m)
-		if cmd := m.StopCommand(); cmd != "" {
-			fmt.Fprintf(&b, ": %s stops it", cmd)
-		}
-	case m != nil:
-		fmt.Fprintf(&b, ", %s", m)
-	case r.Parent > 1:
-		fmt.Fprintf(&b, ", started by PID %d (%s), which starts it again when it ends: end that to free the port", r.Parent, commandText(r.ParentCommand))
-	case r.Parent == 1:
-		b.WriteString(", started by PID 1 (an init, or a daemon that detached)")
-	}
-	return b.String()
-}
-
-// commandText is a command line on one line, or "?" for none.
-func commandText(argv []string) string {
-	s := strings.TrimRight(strings.Join(argv, " "), " ")
-	if s == "" {
-		return "?"
-	}
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
 }

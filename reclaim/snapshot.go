@@ -101,7 +101,7 @@ func take(f Filter, runs bool) (*snapshot, error) {
 			// a container's.
 			p.Manager = engines.Of(pid)
 		}
-		if reason, _ := f.matches(p); reason != "" && len(f.Ports) == 0 {
+		if reason := f.matches(p); reason != "" && len(f.Ports) == 0 {
 			// Changed since the scan, another run or another user's: a
 			// port's holders are all reported, a scan's only its own.
 			continue

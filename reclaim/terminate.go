@@ -3,7 +3,6 @@ package reclaim
 import (
 	"context"
 	"errors"
-	"fmt"
 	"syscall"
 	"time"
 
@@ -48,13 +47,13 @@ type Outcome string
 // The outcomes. Survived and Failed are the two where a selected process
 // may still be alive ([Summary.AllGone]).
 const (
-	Skipped     Outcome = "skipped"      // not selected; see Result.Why
+	Skipped     Outcome = "skipped"      // not selected; see Result.Excluded
 	WouldSignal Outcome = "would-signal" // selected, and this is a dry run
 	Gone        Outcome = "gone"         // signalled, and it exited
 	AlreadyGone Outcome = "already-gone" // it exited before it was signalled
 	Changed     Outcome = "changed"      // no longer what was selected (PID recycled, supervisor back): not signalled
 	Survived    Outcome = "survived"     // still alive after KILL
-	Failed      Outcome = "failed"       // could not be signalled; see Result.Why
+	Failed      Outcome = "failed"       // could not be signalled; see Result.Cause
 )
 
 // Result is one process and what was done to it.
@@ -62,14 +61,16 @@ type Result struct {
 	Process
 	Selected bool    // the filter selected it for termination
 	Outcome  Outcome // what became of it
-	Why      string  // why it was skipped, changed, failed or survived
 	// Excluded is the kind of reason a Skipped (or Changed, no longer
-	// selected) process was left out; "" for another outcome. Why says it
-	// in words, and names no flag: a caller renders what would include it.
-	// (Not Reason: that is the embedded probe.Report's, why the process
-	// has its verdict.)
+	// selected) process was left out; "" for another outcome. With the
+	// Process's fields (or Cause.Again's), it is what a caller words, and
+	// what would include it. (Not Reason: that is the embedded
+	// probe.Report's, why the process has its verdict.)
 	Excluded Reason
-	Signals  []Sent // what was sent, in order: TERM, KILL
+	// Cause is why a selected process was Changed, Failed or Survived;
+	// the zero Cause for another outcome.
+	Cause   Cause
+	Signals []Sent // what was sent, in order: TERM, KILL
 }
 
 // ended reports whether the process is gone, by tether's hand or its own.
@@ -87,13 +88,13 @@ func (s *snapshot) terminateAll(ctx context.Context, results []Result, f Filter,
 		r := &results[i]
 		switch {
 		case !r.Selected:
-			trace.Printf("reclaim: %d skipped: %s", r.PID, r.Why)
+			trace.Printf("reclaim: %d skipped: %s", r.PID, r.Excluded)
 		case act.DryRun && r.Manager != nil && r.Manager.Kind == engines.Container:
 			// The dry run answers as the real one would: a container
 			// whose engine cannot be asked would not be stopped.
 			r.Outcome = WouldSignal
 			if err := stoppable(r.Manager); err != nil {
-				r.Outcome, r.Why = Failed, fmt.Sprintf("%s: %v: nothing would be signalled; %s", r.Manager, err, stopAdvice(r.Manager, r.Ports))
+				r.Outcome, r.Cause = Failed, Cause{Kind: EngineUnasked, Err: err, Manager: r.Manager, Port: firstPort(r.Ports)}
 			}
 		case act.DryRun:
 			r.Outcome = WouldSignal
@@ -135,18 +136,18 @@ func (s *snapshot) open(r *Result, f Filter) *target {
 		return nil
 	}
 	if err != nil {
-		r.Outcome, r.Why = Failed, err.Error()
+		r.Outcome, r.Cause = Failed, Cause{Kind: SignalFailed, Err: err}
 		return nil
 	}
 	if id := h.Identity(); r.identity != 0 && id != r.identity {
 		h.Close()
-		r.Outcome, r.Why = Changed, fmt.Sprintf("PID %d now belongs to another process (pidfs inode %d, was %d)", r.PID, id, r.identity)
+		r.Outcome, r.Cause = Changed, Cause{Kind: PIDReused, Was: r.identity, Now: id}
 		return nil
 	}
-	if outcome, reason, why := recheck(r.Process, f); outcome != "" {
+	if outcome, reason, cause := recheck(r.Process, f); outcome != "" {
 		h.Close()
-		r.Outcome, r.Excluded, r.Why = outcome, reason, why
-		trace.Printf("reclaim: %d not signalled: %s %s", r.PID, outcome, why)
+		r.Outcome, r.Excluded, r.Cause = outcome, reason, cause
+		trace.Printf("reclaim: %d not signalled: %s %s %s %v", r.PID, outcome, cause.Kind, reason, cause.Err)
 		return nil
 	}
 	t := &target{r: r, h: h}
@@ -200,8 +201,8 @@ func terminate(ctx context.Context, set []*target, act Action) {
 		Wait:    e.wait,
 	}.End(ctx, act.Grace)
 	for _, t := range set {
-		t.r.Outcome, t.r.Why = outcomeOf(t, ended, ctx.Err())
-		trace.Printf("reclaim: %d %s %s", t.r.PID, t.r.Outcome, t.r.Why)
+		t.r.Outcome, t.r.Cause = outcomeOf(t, ended, ctx.Err())
+		trace.Printf("reclaim: %d %s %s %v", t.r.PID, t.r.Outcome, t.r.Cause.Kind, t.r.Cause.Err)
 	}
 }
 
@@ -309,44 +310,44 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-func outcomeOf(t *target, ended bool, cancelled error) (Outcome, string) {
+func outcomeOf(t *target, ended bool, cancelled error) (Outcome, Cause) {
 	switch {
 	case t.sendErr != nil:
-		return Failed, t.sendErr.Error()
+		return Failed, Cause{Kind: SignalFailed, Err: t.sendErr}
 	case !t.exited && !ended && cancelled != nil:
-		return Survived, fmt.Sprintf("still alive a second after SIGKILL, sent at once as the reclaim was cut short (%v)", cancelled)
+		return Survived, Cause{Kind: CutShort, Err: cancelled}
 	case !t.exited && !ended:
-		return Survived, fmt.Sprintf("still alive %v after SIGKILL", kill.WaitAfterKill)
+		return Survived, Cause{Kind: KillIgnored, After: kill.WaitAfterKill}
 	case len(t.r.Signals) == 0:
-		return AlreadyGone, ""
+		return AlreadyGone, Cause{}
 	}
-	return Gone, ""
+	return Gone, Cause{}
 }
 
 // recheck is the check made through an open handle right before the
 // signal: the same process (start time), still tethered under the same
 // name and run, still selected. It returns "" when the process may be
 // signalled, else the outcome to report (AlreadyGone or Changed), the
-// kind of reason when it is no longer selected, and why.
-func recheck(p Process, f Filter) (Outcome, Reason, string) {
+// kind of reason when it is no longer selected, and the cause.
+func recheck(p Process, f Filter) (Outcome, Reason, Cause) {
 	r, err := probe.Check(p.PID, f.query())
 	switch {
 	case err != nil:
-		return Changed, "", err.Error()
+		return Changed, "", Cause{Kind: Unchecked, Err: err}
 	case r.Verdict == probe.Gone || r.Verdict == probe.Zombie:
-		return AlreadyGone, "", ""
+		return AlreadyGone, "", Cause{}
 	case r.StartTime != p.StartTime:
-		return Changed, "", fmt.Sprintf("PID %d now belongs to another process (start time %d, was %d)", p.PID, r.StartTime, p.StartTime)
+		return Changed, "", Cause{Kind: StartChanged, Was: p.StartTime, Now: r.StartTime}
 	}
 	again := Process{Report: r, Ports: p.Ports, Protected: p.Protected, ofRun: p.ofRun}
-	if reason, why := f.selects(again); reason != "" {
-		return Changed, reason, "no longer selected: " + why
+	if reason := f.selects(again); reason != "" {
+		return Changed, reason, Cause{Kind: NoLongerSelected, Again: &r}
 	}
 	if foreignHolder(again) && !holdsSocket(p) {
 		// Known by the socket alone: without it, it is no holder.
-		return Changed, "", fmt.Sprintf("PID %d no longer holds the socket of port %d", p.PID, p.Ports[0].Port)
+		return Changed, "", Cause{Kind: SocketGone, Port: p.Ports[0].Port}
 	}
-	return "", "", ""
+	return "", "", Cause{}
 }
 
 // holdsSocket reports whether p's descriptor table still holds one of

@@ -8,7 +8,7 @@
 // mapping to a proxy that is gone; killing a process of a container with
 // a restart policy, or of a systemd unit, brings it back or marks the
 // unit failed. What holds a port is named by its manager (Of, String),
-// with the command that stops it (StopCommand), and a container is
+// which a caller words as the command that stops it, and a container is
 // stopped the way its engine stops it (Stop), never by signalling its
 // proxy.
 //

@@ -6,7 +6,7 @@ import (
 	"github.com/tetherproc/tether/internal/engines"
 )
 
-// A holder's manager, as a caller shows it and says how to stop it.
+// A holder's manager, as a caller shows it.
 func ExampleManager_String() {
 	for _, m := range []*engines.Manager{
 		{Kind: engines.Container, Engine: engines.Docker, Name: "app-db-1", Image: "postgres:16",
@@ -14,12 +14,12 @@ func ExampleManager_String() {
 		{Kind: engines.Unit, Name: "nginx.service"},
 		{Kind: engines.Unit, Name: "vite.service", User: true, UID: 1000},
 	} {
-		fmt.Printf("%s: %s\n", m, m.StopCommand())
+		fmt.Println(m)
 	}
 	// Output:
-	// container app-db-1 (postgres:16, 8e3f1371fb44) via Docker, compose app/db: docker stop app-db-1
-	// unit nginx.service: systemctl stop nginx.service
-	// user unit vite.service: systemctl --user stop vite.service
+	// container app-db-1 (postgres:16, 8e3f1371fb44) via Docker, compose app/db
+	// unit nginx.service
+	// user unit vite.service
 }
 
 // What a cgroup line says, before any engine is asked.

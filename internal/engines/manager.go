@@ -147,62 +147,6 @@ func (m *Manager) String() string {
 	return b.String()
 }
 
-// StopCommand is the command a user runs to stop what the manager runs:
-// "docker stop tb1" ("podman stop tb1", "nerdctl stop ID"; a compose
-// service's container is still stopped by name), "systemctl stop
-// nginx.service", "systemctl --user stop x.service".
-//
-// It is "" when no command stops it for good: a Kubernetes pod's
-// container is restarted by the kubelet whatever its runtime is told
-// (its pod or the workload that owns it is what to change), and a
-// container whose engine named neither its name nor its id cannot be
-// named at all.
-func (m *Manager) StopCommand() string {
-	if m == nil {
-		return ""
-	}
-	switch m.Kind {
-	case Unit:
-		if m.Name == "" {
-			return ""
-		}
-		if m.User {
-			return "systemctl --user stop " + shellQuote(m.Name)
-		}
-		return "systemctl stop " + shellQuote(m.Name)
-	case ProcessManager:
-		if m.Name == "" {
-			return ""
-		}
-		switch m.Engine {
-		case PM2:
-			return "pm2 stop " + shellQuote(m.Name)
-		case Supervisord:
-			return "supervisorctl stop " + shellQuote(m.Name)
-		}
-		return ""
-	case Container:
-	default:
-		return ""
-	}
-	who := m.Name
-	if who == "" {
-		who = ShortID(m.ID)
-	}
-	if who == "" {
-		return ""
-	}
-	switch m.Engine {
-	case Docker:
-		return "docker stop " + shellQuote(who)
-	case Podman:
-		return "podman stop " + shellQuote(who)
-	case Containerd:
-		return "nerdctl stop " + shellQuote(who)
-	}
-	return ""
-}
-
 // ShortID is the first 12 characters of a container id, as engines show
 // it.
 func ShortID(id string) string {
@@ -210,20 +154,4 @@ func ShortID(id string) string {
 		return id[:12]
 	}
 	return id
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything beyond
-// the characters container and unit names are made of.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -60,9 +60,6 @@ func TestOfConmonChild(t *testing.T) {
 	if m == nil || m.Kind != Container || m.Engine != Podman || m.ID != idB || m.Name != "tb-host" || m.Image != "tb-bb:1" || m.Proxy || m.Unreachable != nil {
 		t.Fatalf("Of(child %d of conmon %d) = %+v", kid, conmon, m)
 	}
-	if got := m.StopCommand(); got != "podman stop tb-host" {
-		t.Errorf("StopCommand = %q", got)
-	}
 
 	// The engine's first process of the container is another: the
 	// conmon's name is not believed.
@@ -80,8 +77,8 @@ func TestOfConmonChild(t *testing.T) {
 	if m == nil || m.Unreachable == nil || m.ID != idB || m.Name != "tb-host" {
 		t.Fatalf("Of(child, no engine) = %+v", m)
 	}
-	if got := m.StopCommand(); got != "podman stop tb-host" {
-		t.Errorf("StopCommand without an engine = %q", got)
+	if m.Engine != Podman {
+		t.Errorf("Of(child, no engine): engine %q, want Podman", m.Engine)
 	}
 
 	// A conmon without an id names no container, and vouches for none.
@@ -98,19 +95,16 @@ func TestOfProgramOfProcessManager(t *testing.T) {
 	if m == nil || m.Kind != ProcessManager || m.Engine != Supervisord || m.Name != "web" || m.Daemon != daemon {
 		t.Fatalf("Of(program of supervisord) = %+v", m)
 	}
-	if got, want := m.StopCommand(), "supervisorctl stop web"; got != want {
-		t.Errorf("StopCommand = %q, want %q", got, want)
-	}
 	if got, want := m.String(), "supervisord program web (daemon "+strconv.Itoa(daemon)+")"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
 	_, kid = parentAndChild(t, "supervisord", []string{"SUPERVISOR_PROCESS_NAME=w1", "SUPERVISOR_GROUP_NAME=pool"})
-	if m := find(proc.Host(), kid, isolated(t, nil)); m == nil || m.StopCommand() != "supervisorctl stop pool:w1" {
+	if m := find(proc.Host(), kid, isolated(t, nil)); m == nil || m.Engine != Supervisord || m.Name != "pool:w1" {
 		t.Errorf("Of(program of a group) = %+v", m)
 	}
 	// A name that is no name is not handed to a command.
 	_, kid = parentAndChild(t, "supervisord", []string{"SUPERVISOR_PROCESS_NAME=a b"})
-	if m := find(proc.Host(), kid, isolated(t, nil)); m == nil || m.Kind != ProcessManager || m.Name != "" || m.StopCommand() != "" {
+	if m := find(proc.Host(), kid, isolated(t, nil)); m == nil || m.Kind != ProcessManager || m.Name != "" {
 		t.Errorf("Of(program with a bad name) = %+v", m)
 	}
 }

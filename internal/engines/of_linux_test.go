@@ -73,9 +73,6 @@ func TestOfDockerProxy(t *testing.T) {
 	if got, want := m.String(), "container db (postgres:16, ca978112ca1b) via Docker, compose app/db"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
-	if got := m.StopCommand(); got != "docker stop db" {
-		t.Errorf("StopCommand = %q", got)
-	}
 
 	// The IPv6 proxy of a port published on every address.
 	pid = proxyHelper(t, DockerProxy, "-proto", "tcp", "-host-ip", "::", "-host-port", "18080", "-container-ip", "172.18.0.4", "-container-port", "80")
@@ -91,8 +88,8 @@ func TestOfDockerProxy(t *testing.T) {
 		m.Unreachable == nil || !strings.Contains(m.Unreachable.Error(), "no running container publishes tcp 127.0.0.1:19999 (to 172.18.0.9:80)") {
 		t.Errorf("Of(docker-proxy of no container) = %+v", m)
 	}
-	if m != nil && m.StopCommand() != "" {
-		t.Errorf("StopCommand of an unnamed container = %q", m.StopCommand())
+	if m != nil && (m.Name != "" || m.ID != "") {
+		t.Errorf("an unnamed container named %q, id %q", m.Name, m.ID)
 	}
 }
 
@@ -105,9 +102,6 @@ func TestOfConmon(t *testing.T) {
 	want := Manager{Kind: Container, Engine: Podman, ID: idB, Name: "cache", Image: "docker.io/library/redis:7", Proxy: true, Helper: Conmon, Socket: e.path, api: "1.41"}
 	if m == nil || *m != want {
 		t.Fatalf("Of(conmon) = %+v, want %+v", m, want)
-	}
-	if got := m.StopCommand(); got != "podman stop cache" {
-		t.Errorf("StopCommand = %q", got)
 	}
 	if got := e.Calls(); !slices.Equal(got, []string{"GET /_ping", "GET /v1.41/containers/" + idB + "/json"}) {
 		t.Errorf("calls %q", got)
@@ -330,8 +324,8 @@ func TestOfUnreachable(t *testing.T) {
 		!strings.Contains(m.Unreachable.Error(), `DOCKER_HOST "tcp://10.0.0.1:2375": only local unix sockets`) {
 		t.Errorf("Of with DOCKER_HOST=tcp://... = %+v", m)
 	}
-	if m != nil && m.StopCommand() != "docker stop ca978112ca1b" {
-		t.Errorf("StopCommand = %q", m.StopCommand())
+	if m != nil && (m.Engine != Docker || m.ID != idA) {
+		t.Errorf("Of with DOCKER_HOST=tcp://...: engine %q, id %q", m.Engine, m.ID)
 	}
 	if m != nil && strings.Contains(m.Unreachable.Error(), "\n") {
 		t.Errorf("Unreachable on more than one line: %q", m.Unreachable)
@@ -460,7 +454,7 @@ func TestRealEngine(t *testing.T) {
 			continue
 		}
 		checked++
-		t.Logf("process %d: %s (stop: %s)", pid, m, m.StopCommand())
+		t.Logf("process %d: %s", pid, m)
 	}
 	pids, _ := proc.Host().PIDs()
 	for _, pid := range pids {
