@@ -155,7 +155,7 @@ func rootCommand(t reclaim.Abandoned) string {
 // commandText is a command line for display: a title written over the
 // arguments (npm exec's, padded with spaces) loses its padding.
 func commandText(args []string) string {
-	return sanitize(strings.TrimRight(strings.Join(args, " "), " "))
+	return sanitize(joinArgv(args))
 }
 
 // portsText is listeners as ps shows them: "tcp/8080,udp/5353"; "-"

@@ -154,7 +154,7 @@ func retakerText(r reclaim.Retaker) string {
 
 // argvText is a command line on one line, or "?" for none.
 func argvText(argv []string) string {
-	s := strings.TrimRight(strings.Join(argv, " "), " ")
+	s := joinArgv(argv)
 	if s == "" {
 		return "?"
 	}

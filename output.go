@@ -39,13 +39,18 @@ func writeJSON(w io.Writer, v any) error {
 // characters are escaped so that a hostile name cannot rewrite the
 // terminal.
 func commandLine(r probe.Report) string {
-	// A process that set its title (nginx, setproctitle) pads it with
-	// spaces to the length of the area it wrote over.
-	s := strings.TrimRight(strings.Join(r.Command, " "), " ")
+	s := joinArgv(r.Command)
 	if s == "" && r.Comm != "" {
 		s = "[" + r.Comm + "]"
 	}
 	return sanitize(s)
+}
+
+// joinArgv is a command line on one line, as written: a process that
+// set its title (nginx, setproctitle, npm exec) pads it with spaces to
+// the length of the area it wrote over, and loses the padding here.
+func joinArgv(argv []string) string {
+	return strings.TrimRight(strings.Join(argv, " "), " ")
 }
 
 // holderCommand is commandLine for the holder of a port, which is named
