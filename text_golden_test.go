@@ -170,7 +170,7 @@ func reasonResults() []reclaim.Result {
 		skip(managedBy(holderAt(5015, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.PM2, Daemon: 321}), reclaim.ManagedProgram),
 		skip(managedBy(holderAt(5016, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.Supervisord, Daemon: 322}), reclaim.ManagedProgram),
 		skip(managedBy(holderAt(5017, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.Supervisord, Name: "web:0"}), reclaim.ManagedProgram),
-		ended(tetheredAt(5018, 1000, probe.Stranded), reclaim.Changed, "", reclaim.Cause{Kind: reclaim.PIDReused, Was: 66, Now: 77}),
+		ended(tetheredAt(5018, 1000, probe.Stranded), reclaim.Changed, "", reclaim.Cause{Kind: reclaim.MarkersGone}),
 		ended(tetheredAt(5019, 1000, probe.Stranded), reclaim.Changed, "", reclaim.Cause{Kind: reclaim.StartChanged, Was: 8812345, Now: 999}),
 		ended(tetheredAt(5020, 1000, probe.Stranded), reclaim.Changed, reclaim.SupervisedRun, reclaim.Cause{Kind: reclaim.NoLongerSelected, Again: &supervised.Report}),
 		ended(holderAt(5021, 1000, probe.Foreign, foreign), reclaim.Changed, "", reclaim.Cause{Kind: reclaim.SocketGone, Port: 9000}),

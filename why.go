@@ -83,8 +83,6 @@ func supervisorNote(r probe.Report) string {
 func causeText(r reclaim.Result) string {
 	c := r.Cause
 	switch c.Kind {
-	case reclaim.PIDReused:
-		return fmt.Sprintf("PID %d now belongs to another process (pidfs inode %d, was %d)", r.PID, c.Now, c.Was)
 	case reclaim.StartChanged:
 		return fmt.Sprintf("PID %d now belongs to another process (start time %d, was %d)", r.PID, c.Now, c.Was)
 	case reclaim.NoLongerSelected:
@@ -93,6 +91,8 @@ func causeText(r reclaim.Result) string {
 			again.Report = *c.Again
 		}
 		return "no longer selected: " + excludedText(again, r.Excluded)
+	case reclaim.MarkersGone:
+		return fmt.Sprintf("PID %d no longer carries the markers it was selected by", r.PID)
 	case reclaim.SocketGone:
 		return fmt.Sprintf("PID %d no longer holds the socket of port %d", r.PID, c.Port)
 	case reclaim.Unchecked, reclaim.SignalFailed:

@@ -188,7 +188,7 @@ func judge(r *Report, env []string, p proc.Process, opts Query) {
 	if !m.Match(env, opts.Name) && !marked(m, env) {
 		// No marker at all: cleared, overwritten, or never there. A
 		// container tied to a run still says whose it is.
-		cenv, where, ok := containerStamp(p.PID, p.UID)
+		cenv, where, ok := containerStamp(r, p)
 		if !ok {
 			cenv, where, ok = recordStamp(p)
 		}

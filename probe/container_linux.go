@@ -11,26 +11,27 @@ import (
 // overwritten by a new process title): the stamp of its run's cgroup, or
 // the environment of the init of its PID namespace when that init is
 // tethered. where names the container.
-func containerStamp(pid, uid int) (env []string, where *Container, ok bool) {
-	if env, where, ok := cgroupStamp(pid, uid); ok {
+func containerStamp(r *Report, p proc.Process) (env []string, where *Container, ok bool) {
+	if env, where, ok := cgroupStamp(r, p.UID); ok {
 		return env, where, true
 	}
-	return namespaceStamp(pid)
+	return namespaceStamp(p)
 }
 
 // cgroupStamp reads the stamp of pid's run cgroup, whose name must
 // agree with the run id it holds, and which must be a group of root's or
 // of the process's own real uid: anyone may make a group of their own
 // that names another's run.
-func cgroupStamp(pid, uid int) ([]string, *Container, bool) {
+func cgroupStamp(r *Report, uid int) ([]string, *Container, bool) {
 	h, err := cgroup.Host()
 	if err != nil {
 		return nil, nil, false
 	}
-	path, err := proc.Host().Cgroup(pid)
+	path, err := proc.Host().Cgroup(r.PID)
 	if err != nil {
 		return nil, nil, false
 	}
+	r.Cgroup = path
 	token, group, ok := cgroup.RunOf(path)
 	if !ok {
 		return nil, nil, false
@@ -56,30 +57,29 @@ func cgroupStamp(pid, uid int) ([]string, *Container, bool) {
 // namespace, when that namespace lies below this /proc's: every process
 // of it dies with its init, so a tethered init ties them all to its run.
 // The init is pid's nearest ancestor that is PID 1 at pid's depth.
-func namespaceStamp(pid int) ([]string, *Container, bool) {
+func namespaceStamp(p proc.Process) ([]string, *Container, bool) {
 	fs := proc.Host()
-	st, err := fs.Status(pid)
-	depth := len(st.NSpid)
-	if err != nil || depth < 2 {
+	depth := len(p.NSpid)
+	if depth < 2 {
 		return nil, nil, false
 	}
-	for q, hops := pid, 0; q > 1 && hops < 4096; hops++ {
-		qs, err := fs.Status(q)
-		if err != nil || len(qs.NSpid) != depth {
+	// p was read already: its ancestors are read as the walk goes up.
+	for q, hops := p, 0; q.PID > 1 && hops < 4096; hops++ {
+		if len(q.NSpid) != depth {
 			return nil, nil, false
 		}
-		if qs.NSpid[depth-1] == 1 {
-			env, err := fs.Environ(q)
+		if q.NSpid[depth-1] == 1 {
+			env, err := fs.Environ(q.PID)
 			if err != nil {
 				return nil, nil, false
 			}
-			return env, &Container{Kind: InPIDNamespace, Init: q}, true
+			return env, &Container{Kind: InPIDNamespace, Init: q.PID}, true
 		}
-		p, err := fs.Stat(q)
+		next, err := fs.Process(q.PPID)
 		if err != nil {
 			return nil, nil, false
 		}
-		q = p.PPID
+		q = next
 	}
 	return nil, nil, false
 }

@@ -2,5 +2,7 @@
 
 package probe
 
+import "github.com/tetherproc/tether/internal/proc"
+
 // containerStamp finds no container: only Linux has them.
-func containerStamp(int, int) ([]string, *Container, bool) { return nil, nil, false }
+func containerStamp(*Report, proc.Process) ([]string, *Container, bool) { return nil, nil, false }

@@ -31,6 +31,10 @@ type Report struct {
 	// Name, RunID and Supervisor are then the container's or the
 	// record's.
 	Container *Container
+	// Cgroup is its cgroup v2 path, as /proc/PID/cgroup names it, where
+	// it was read: for a process without markers of its own, whose
+	// run's group may say whose it is. "" elsewhere.
+	Cgroup string
 	// Supervisor is what became of the process TETHER_SUPERVISOR names.
 	Supervisor *SupervisorReport
 	// Command is the command line, for display only: a process can

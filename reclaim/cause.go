@@ -16,8 +16,8 @@ type Cause struct {
 	// signal (SignalFailed), the engine (EngineUnasked, EngineFailed),
 	// or the caller's context (CutShort).
 	Err error
-	// Was and Now are what the PID named when it was found and when it
-	// was opened (PIDReused: pidfs inodes; StartChanged: start times).
+	// Was and Now are the start times of the process found and of the
+	// one that holds its PID now (StartChanged).
 	Was uint64
 	Now uint64
 	// Again is the process as the check before the signal found it
@@ -39,15 +39,15 @@ type CauseKind string
 
 // The causes.
 const (
-	// PIDReused: Changed; the PID names another process (its pidfs
-	// inode, Was, is now Now).
-	PIDReused CauseKind = "pid-reused"
 	// StartChanged: Changed; the PID names another process (its start
 	// time, Was, is now Now).
 	StartChanged CauseKind = "start-changed"
 	// NoLongerSelected: Changed; the check before the signal found it
 	// (Again) no longer selected, for [Result.Excluded].
 	NoLongerSelected CauseKind = "no-longer-selected"
+	// MarkersGone: Changed; its environment no longer carries the
+	// markers, name and run id it was selected by.
+	MarkersGone CauseKind = "markers-gone"
 	// SocketGone: Changed; a holder tether did not start no longer holds
 	// the socket of Port, by which alone it was known.
 	SocketGone CauseKind = "socket-gone"

@@ -12,13 +12,14 @@
 // selection decides each process once and makes the runs of the
 // selected ones whole.
 //
-// Nothing is signalled on a guess. On Linux a process is signalled only
-// through a pidfd opened before its identity is checked again (marker,
-// name, run, start time, pidfs inode, state), so a PID recycled between
-// finding and signalling is never hit. On macOS, which has no pidfd, it
-// is signalled with kill(2) right after a fresh check of the same (its
-// start time in place of the pidfs inode), which narrows that window to
-// the time between the two calls. PID 1, tether itself and its
+// Nothing is signalled on a guess. On Linux a process is held by a pidfd
+// opened before it is checked and signalled through it, so a PID recycled
+// between finding and signalling is never hit; before the signal, what
+// selected it is confirmed (alive through the pidfd; its markers, or the
+// socket of a port tether did not start), which is all that can have
+// changed. On macOS, which has no pidfd, it is signalled with kill(2)
+// right after its start time is read again, which narrows that window
+// to the time between the two calls. PID 1, tether itself and its
 // ancestors, kernel threads and processes whose environment cannot be
 // read are never signalled at all. By default only the caller's
 // processes are selected: those whose real user id is the caller's.

@@ -10,13 +10,36 @@ import (
 // What the tests reach inside the package: the steps of a reclaim taken
 // one at a time, so that a PID can be recycled between them.
 
-// ForgetIdentity makes p look as it would on a kernel without pidfs, so
-// that tests reach the start-time check behind it.
-func ForgetIdentity(p *Process) { p.identity = 0 }
+// Held is the snapshot step of Reclaim, as it takes it to signal: the
+// processes found, each held since before its check.
+type Held struct {
+	s     *snapshot
+	Procs []Process
+}
 
-// Find is the snapshot step of Reclaim: the processes it found.
+// FindHeld takes the snapshot of Reclaim.
+func FindHeld(f Filter) (*Held, error) {
+	s, err := take(f, true, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Held{s: s, Procs: s.procs}, nil
+}
+
+// Terminate is the selection and signalling steps of Reclaim over the
+// processes held.
+func (h *Held) Terminate(f Filter, act Action) []Result {
+	defer h.s.close()
+	results, _ := h.s.selection(f, act)
+	h.s.terminateAll(context.Background(), results, f, act)
+	return results
+}
+
+// Find is the snapshot step of Reclaim, as a listing takes it: the
+// processes found, none held, so that each is opened and checked whole
+// before its signal, as one no handle could be had for is.
 func Find(f Filter) ([]Process, error) {
-	s, err := take(f, true)
+	s, err := take(f, true, false)
 	if err != nil {
 		return nil, err
 	}

@@ -133,7 +133,8 @@ func TestForeignHolderOfAnotherUser(t *testing.T) {
 
 // A holder found, then gone, its PID taken by a new process before the
 // signal: the new process holds no socket of the port and has another
-// start time (and pidfs inode), and is not signalled.
+// start time, and is not signalled. (Held since its check, as Reclaim
+// holds it, the holder found is seen gone: TestRecycledPIDIsNotSignalled.)
 func TestForeignHolderRecycledPID(t *testing.T) {
 	if os.Getuid() != 0 {
 		proctest.MaySkip(modeListen)

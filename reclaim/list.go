@@ -40,7 +40,7 @@ const OutOfSight Reason = "out-of-sight"
 // holds it, and is it ours?"; another user's holders (without
 // f.AnyUser) and those out of sight are in Others.
 func List(f Filter) (Listing, error) {
-	s, err := take(f, false)
+	s, err := take(f, false, false)
 	if err != nil {
 		return Listing{}, err
 	}

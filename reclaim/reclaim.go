@@ -66,10 +66,11 @@ func (s Summary) Result(pid int) (Result, bool) {
 // any longer, and the Summary comes with an error that wraps ctx.Err().
 func Reclaim(ctx context.Context, f Filter, act Action) (Summary, error) {
 	began := time.Now()
-	s, err := take(f, true)
+	s, err := take(f, true, !act.DryRun)
 	if err != nil {
 		return Summary{}, err
 	}
+	defer s.close()
 	results, groups := s.selection(f, act)
 	s.terminateAll(ctx, results, f, act)
 	if !act.DryRun {

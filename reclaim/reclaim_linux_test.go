@@ -367,31 +367,36 @@ func TestOtherUsersPortHolderSkipped(t *testing.T) {
 
 // A PID recycled between finding and signalling: the process now under
 // the PID is stamped alike (same name, same run) but is another process,
-// and is not signalled. With pidfs the pidfd's inode tells them apart even
-// within one clock tick; without it, the start time does.
+// and is not signalled. Held since its check (a pidfd where the kernel has
+// them), the process found is seen gone, whatever start time the new one
+// has; opened only before the signal (no handle could be had when it was
+// checked), the start time read again tells them apart, a tick later.
 func TestRecycledPIDIsNotSignalled(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to write /proc/sys/kernel/ns_last_pid")
 	}
-	for _, variant := range []string{"pidfs identity", "start time"} {
+	for _, variant := range []string{"held since its check", "opened before its signal"} {
 		t.Run(variant, func(t *testing.T) {
 			w := newWorld(t)
+			f := reclaim.Filter{RunID: w.runID}
 			for attempt := 0; attempt < 20; attempt++ {
 				old := w.start(proctest.Wait, "web", true, proctest.Spec{})
-				found, err := reclaim.Find(reclaim.Filter{RunID: w.runID})
+				var terminate func() []reclaim.Result
+				var found []reclaim.Process
+				var err error
+				if variant == "held since its check" {
+					var held *reclaim.Held
+					held, err = reclaim.FindHeld(f)
+					if held != nil {
+						found, terminate = held.Procs, func() []reclaim.Result { return held.Terminate(f, reclaim.Action{Grace: time.Second}) }
+					}
+				} else {
+					found, err = reclaim.Find(f)
+					terminate = func() []reclaim.Result { return reclaim.Terminate(found, f, reclaim.Action{Grace: time.Second}) }
+					time.Sleep(30 * time.Millisecond) // a later clock tick
+				}
 				if err != nil || len(found) != 1 || found[0].PID != old.PID() {
 					t.Fatalf("Find: %v %+v", err, found)
-				}
-				if variant == "pidfs identity" && proc.Host().Identity(old.PID()) == 0 {
-					// The portable path (the tetherportable tag) has no
-					// pidfd, and a PID recycled within one clock tick has
-					// the same start time: only the start-time variant
-					// applies, a tick later.
-					t.Skip("no pidfs identity here")
-				}
-				if variant == "start time" {
-					reclaim.ForgetIdentity(&found[0])
-					time.Sleep(30 * time.Millisecond) // a later clock tick
 				}
 				pid := old.PID()
 				if err := old.Stop(); err != nil {
@@ -403,16 +408,23 @@ func TestRecycledPIDIsNotSignalled(t *testing.T) {
 				reused := w.start(proctest.Wait, "web", true, proctest.Spec{})
 				if reused.PID() != pid {
 					_ = reused.Stop() // another process took the PID first; again
+					if variant == "held since its check" {
+						terminate() // closes its handle: the one held is gone
+					}
 					continue
 				}
-				rs := reclaim.Terminate(found, reclaim.Filter{RunID: w.runID}, reclaim.Action{Grace: time.Second})
-				if len(rs) != 1 || rs[0].Outcome != reclaim.Changed || len(rs[0].Signals) != 0 {
-					t.Fatalf("%+v; want the recycled PID reported changed, no signal sent", rs)
+				rs := terminate()
+				want := reclaim.Changed
+				if variant == "held since its check" {
+					want = reclaim.AlreadyGone
+				}
+				if len(rs) != 1 || rs[0].Outcome != want || len(rs[0].Signals) != 0 {
+					t.Fatalf("%+v; want the process found reported %s, no signal sent", rs, want)
 				}
 				if !alive(reused) {
 					t.Fatal("the process that reused the PID was signalled")
 				}
-				t.Logf("PID %d recycled on attempt %d: %s", pid, attempt+1, rs[0].Cause.Kind)
+				t.Logf("PID %d recycled on attempt %d: %s %s", pid, attempt+1, rs[0].Outcome, rs[0].Cause.Kind)
 				return
 			}
 			t.Skip("could not get the PID recycled in 20 attempts")

@@ -29,9 +29,6 @@ type Process struct {
 	// a container engine or a service manager does: such a holder is
 	// stopped through its engine, or never signalled.
 	Manager *Manager
-	// identity tells this process apart from any later holder of its PID
-	// where the kernel can (pidfs inode numbers); 0 elsewhere.
-	identity uint64
 	// ofRun says it was found as a member of a run selected whole: as
 	// root, it is ended with its run whoever's it is (nginx's workers).
 	ofRun bool
@@ -63,6 +60,12 @@ type snapshot struct {
 	// reclaim.
 	ports   []PortState
 	holders []sockets.Holder
+	// handles hold the processes checked, by PID, from before their
+	// check to their signal, when the snapshot is taken to signal: the
+	// check and the signal are then about one process, and what is
+	// confirmed before the signal is what selected it, not the whole of
+	// it again. nil for a listing or a dry run.
+	handles map[int]*proc.Handle
 }
 
 // take takes the snapshot of f: the processes f is about, each freshly
@@ -70,7 +73,7 @@ type snapshot struct {
 // with Ports, every holder of those ports instead, tethered or not, so
 // that a caller can say who holds a port it will not touch. With runs,
 // the marked processes of the runs found are taken too.
-func take(f Filter, runs bool) (*snapshot, error) {
+func take(f Filter, runs, hold bool) (*snapshot, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -80,6 +83,9 @@ func take(f Filter, runs bool) (*snapshot, error) {
 	}
 	f.Ports = sockets.Unique(f.Ports)
 	s := &snapshot{records: readRecords(f), protected: kill.Protected(proc.Host())}
+	if hold {
+		s.handles = map[int]*proc.Handle{}
+	}
 	var pids []int
 	held := map[int][]Listener{}
 	if len(f.Ports) > 0 {
@@ -99,7 +105,7 @@ func take(f Filter, runs bool) (*snapshot, error) {
 		if foreignHolder(p) {
 			// The engine is asked only here: only for a holder that is
 			// a container's.
-			p.Manager = engines.Of(pid)
+			p.Manager = engines.OfRead(pid, engines.Read{PPID: p.PPID, Argv: p.Command, Cgroup: p.Cgroup})
 		}
 		if reason := f.matches(p); reason != "" && len(f.Ports) == 0 {
 			// Changed since the scan, another run or another user's: a
@@ -129,13 +135,38 @@ func (s *snapshot) runsOf(id string) []procid.ID {
 	return s.runs[id]
 }
 
-// check checks pid under f's markers and name. The identity is taken
-// before the check, so that the check describes the process the
-// identity names (or sees a different start time).
+// check checks pid under f's markers and name. When the snapshot holds
+// handles, pid's is opened before the check, so that the check describes
+// the process the handle holds, or the handle shows it gone since
+// (held). A process no handle could be had for is opened again before
+// its signal and checked whole then.
 func (s *snapshot) check(pid int, f Filter) (Process, error) {
-	id := proc.Host().Identity(pid)
+	var h *proc.Handle
+	if s.handles != nil {
+		h, _ = proc.Host().Open(pid)
+	}
 	r, err := probe.Check(pid, f.query())
-	return Process{Report: r, Protected: s.protected[pid], identity: id}, err
+	if h != nil {
+		s.handles[pid] = h
+	}
+	return Process{Report: r, Protected: s.protected[pid]}, err
+}
+
+// handle hands over the handle that holds pid since its check: nil when
+// there is none. The caller closes it.
+func (s *snapshot) handle(pid int) *proc.Handle {
+	h := s.handles[pid]
+	delete(s.handles, pid)
+	return h
+}
+
+// close closes the handles not handed over: of the processes that were
+// not signalled.
+func (s *snapshot) close() {
+	for pid, h := range s.handles {
+		h.Close()
+		delete(s.handles, pid)
+	}
 }
 
 // lookPorts reads the sockets that serve the ports and the processes

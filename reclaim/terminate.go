@@ -3,6 +3,7 @@ package reclaim
 import (
 	"context"
 	"errors"
+	"slices"
 	"syscall"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
+	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/procid"
 )
@@ -124,27 +126,32 @@ type target struct {
 	sendErr error
 }
 
-// open holds r's process through a handle opened before its identity is
-// checked again, so that a PID recycled since it was found is never
-// signalled: the new process fails the check, and a signal through the
-// old handle cannot reach it. It returns nil, with r's outcome set, when
-// the process is not to be signalled.
+// open holds r's process for its signal, through the handle that held
+// it since it was checked, confirmed still to be what selected it; or,
+// where no handle could be had then, through one opened now, before the
+// process is checked again whole. Either way a PID recycled since it was
+// found is never signalled: the handle holds the process found or
+// nothing. It returns nil, with r's outcome set, when the process is not
+// to be signalled.
 func (s *snapshot) open(r *Result, f Filter) *target {
-	h, err := proc.Host().Open(r.PID)
-	if errors.Is(err, proc.ErrGone) {
-		r.Outcome = AlreadyGone
-		return nil
+	var outcome Outcome
+	var reason Reason
+	var cause Cause
+	h := s.handle(r.PID)
+	if h != nil {
+		outcome, cause = confirm(h, r.Process, f)
+	} else {
+		var err error
+		if h, err = proc.Host().Open(r.PID); errors.Is(err, proc.ErrGone) {
+			r.Outcome = AlreadyGone
+			return nil
+		} else if err != nil {
+			r.Outcome, r.Cause = Failed, Cause{Kind: SignalFailed, Err: err}
+			return nil
+		}
+		outcome, reason, cause = recheck(r.Process, f)
 	}
-	if err != nil {
-		r.Outcome, r.Cause = Failed, Cause{Kind: SignalFailed, Err: err}
-		return nil
-	}
-	if id := h.Identity(); r.identity != 0 && id != r.identity {
-		h.Close()
-		r.Outcome, r.Cause = Changed, Cause{Kind: PIDReused, Was: r.identity, Now: id}
-		return nil
-	}
-	if outcome, reason, cause := recheck(r.Process, f); outcome != "" {
+	if outcome != "" {
 		h.Close()
 		r.Outcome, r.Excluded, r.Cause = outcome, reason, cause
 		trace.Printf("reclaim: %d not signalled: %s %s %s %v", r.PID, outcome, cause.Kind, reason, cause.Err)
@@ -324,8 +331,47 @@ func outcomeOf(t *target, ended bool, cancelled error) (Outcome, Cause) {
 	return Gone, Cause{}
 }
 
+// confirm is what is checked before the signal of a process held since
+// it was checked (its handle h): that h still holds it, alive, which is
+// its identity, and that it still has what selected it. A port's holder
+// tether did not start was selected by its socket alone, which it must
+// still hold; a tethered process by its markers, which its environment
+// must still carry. Any other (tied to its run by a container or a
+// record) is checked again whole. It returns "" when the process may be
+// signalled, else AlreadyGone or Changed, and the cause.
+func confirm(h *proc.Handle, p Process, f Filter) (Outcome, Cause) {
+	switch {
+	case !h.Holds(p.StartTime):
+		return AlreadyGone, Cause{}
+	case foreignHolder(p):
+		if !holdsSocket(p) {
+			return Changed, Cause{Kind: SocketGone, Port: p.Ports[0].Port}
+		}
+	case p.Tethered && p.Container == nil:
+		return stillMarked(p, f)
+	default:
+		outcome, _, cause := recheck(p, f)
+		return outcome, cause
+	}
+	return "", Cause{}
+}
+
+// stillMarked confirms that p's environment still carries the markers,
+// name and run id it was selected by.
+func stillMarked(p Process, f Filter) (Outcome, Cause) {
+	env, err := proc.Host().Environ(p.PID)
+	if err != nil {
+		return Changed, Cause{Kind: Unchecked, Err: err}
+	}
+	m := f.Markers.WithDefaults()
+	if !m.Match(env, f.Name) || p.RunID != "" && !slices.Contains(env, marker.RunIDVar+"="+p.RunID) {
+		return Changed, Cause{Kind: MarkersGone}
+	}
+	return "", Cause{}
+}
+
 // recheck is the check made through an open handle right before the
-// signal: the same process (start time), still tethered under the same
+// signal of a process no handle held since it was checked: the same process (start time), still tethered under the same
 // name and run, still selected. It returns "" when the process may be
 // signalled, else the outcome to report (AlreadyGone or Changed), the
 // kind of reason when it is no longer selected, and the cause.

@@ -41,14 +41,24 @@ func Of(pid int) *Manager {
 	return find(proc.Host(), pid, host)
 }
 
+// OfRead is Of for a process the caller has read already: what r holds
+// is not read again.
+func OfRead(pid int, r Read) *Manager {
+	return findRead(proc.Host(), pid, r, host)
+}
+
 // find is Of on a process table, with engines listening where w says.
-func find(fs proc.FS, pid int, w where) *Manager {
+func find(fs proc.FS, pid int, w where) *Manager { return findRead(fs, pid, Read{}, w) }
+
+// findRead is OfRead on a process table, with engines listening where w
+// says.
+func findRead(fs proc.FS, pid int, r Read, w where) *Manager {
 	if pid <= 0 {
 		return nil
 	}
 	var placed *Manager
 	var group string
-	if data, err := fs.ReadFile(pid, "cgroup"); err == nil {
+	if data, err := r.cgroup(fs, pid); err == nil {
 		placed, group = parseCgroup(data)
 	}
 	if placed != nil && placed.Kind == Container {
@@ -64,7 +74,10 @@ func find(fs proc.FS, pid int, w where) *Manager {
 			return fromCgroup(fs, pid, placed, group, w)
 		}
 	}
-	argv, _ := fs.Cmdline(pid)
+	argv := r.Argv
+	if argv == nil {
+		argv, _ = fs.Cmdline(pid)
+	}
 	if p, err := ParseProxy(argv); p != nil {
 		if p.Engine == "" {
 			p.Engine = engineAbove(fs, pid)
@@ -78,7 +91,7 @@ func find(fs proc.FS, pid int, w where) *Manager {
 	// Where no cgroup names the container (cgroup v1, or no systemd: a
 	// rootless container gets no group of its own), the process that
 	// monitors it does: a container's processes descend from its conmon.
-	if m := fromAncestors(fs, pid, w); m != nil {
+	if m := fromAncestors(fs, pid, r.PPID, w); m != nil {
 		return m
 	}
 	return placed
@@ -91,14 +104,20 @@ const maxDepth = 16
 
 // fromAncestors finds the container whose conmon pid descends from, or
 // the process manager that started it; nil for neither.
-func fromAncestors(fs proc.FS, pid int, w where) *Manager {
+func fromAncestors(fs proc.FS, pid, ppid int, w where) *Manager {
 	chain := []int{pid}
 	for cur := pid; len(chain) <= maxDepth; {
-		st, err := fs.Stat(cur)
-		if err != nil || st.PPID <= 1 {
+		parent := ppid
+		if cur != pid || parent == 0 {
+			st, err := fs.Stat(cur)
+			if err != nil {
+				return nil
+			}
+			parent = st.PPID
+		}
+		if parent <= 1 {
 			return nil
 		}
-		parent := st.PPID
 		argv, _ := fs.Cmdline(parent)
 		if p, perr := ParseProxy(argv); p != nil && p.Program == Conmon {
 			if perr != nil {

@@ -97,6 +97,7 @@ func (fs FS) Process(pid int) (Process, error) {
 		Zombie:       st.Zombie(),
 		KernelThread: st.KernelThread(),
 		Comm:         st.Comm,
+		NSpid:        status.NSpid,
 	}, nil
 }
 

@@ -23,8 +23,8 @@ var fixtureFS = proc.NewFS("testdata/fs")
 
 func TestFSProcess(t *testing.T) {
 	p, err := fixtureFS.Process(5971)
-	want := proc.Process{PID: 5971, PPID: 5970, PGID: 5965, Session: 1051, UID: 0, StartTime: 31814, Comm: "x) Z (y z"}
-	if err != nil || p != want {
+	want := proc.Process{PID: 5971, PPID: 5970, PGID: 5965, Session: 1051, UID: 0, StartTime: 31814, Comm: "x) Z (y z", NSpid: []int{5971}}
+	if err != nil || !reflect.DeepEqual(p, want) {
 		t.Errorf("Process(5971) = %+v, %v; want %+v", p, err, want)
 	}
 	var te *proc.ThreadError

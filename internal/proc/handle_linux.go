@@ -48,37 +48,15 @@ func (h *Handle) Close() {
 	}
 }
 
-// pidfsMagic is PID_FS_MAGIC: pidfds live on pidfs from Linux 6.9 on.
-const pidfsMagic = 0x50494446
-
-// Identity is the pidfs inode number of the process: unique for the
-// life of the system, unlike a PID, and finer than a start time in clock
-// ticks (two processes can start in one 10 ms tick). It is 0 on kernels
-// where pidfds are anonymous inodes, which tell nothing apart.
-func (h *Handle) Identity() uint64 {
+// Holds reports whether h still holds a live process whose start time is
+// start, read after h was opened. Through a pidfd that is whether it has
+// not exited: alive now, it held its PID all along, so what was read was
+// its. Without one, its start time is read again.
+func (h *Handle) Holds(start uint64) bool {
 	if h.fd < 0 {
-		return 0
+		return h.start.startTime == start && !h.start.gone()
 	}
-	var fs unix.Statfs_t
-	if unix.Fstatfs(h.fd, &fs) != nil || fs.Type != pidfsMagic {
-		return 0
-	}
-	var st unix.Stat_t
-	if unix.Fstat(h.fd, &st) != nil {
-		return 0
-	}
-	return st.Ino
-}
-
-// Identity is Handle.Identity for a PID, through a handle of its own; 0
-// when none can be had.
-func (fs FS) Identity(pid int) uint64 {
-	h, err := fs.Open(pid)
-	if err != nil {
-		return 0
-	}
-	defer h.Close()
-	return h.Identity()
+	return !h.Done()
 }
 
 // Signal sends sig to the process; ErrGone once it has exited.

@@ -23,12 +23,6 @@ func (fs FS) Open(pid int) (*Handle, error) {
 // Close releases the handle.
 func (h *Handle) Close() {}
 
-// Identity has nothing finer than the start time to offer here: 0.
-func (h *Handle) Identity() uint64 { return 0 }
-
-// Identity has nothing finer than the start time to offer here: 0.
-func (fs FS) Identity(pid int) uint64 { return 0 }
-
 // Signal sends sig to the process if it still holds its PID; ErrGone
 // once it has exited.
 func (h *Handle) Signal(sig syscall.Signal) error { return h.h.signal(sig) }
@@ -48,3 +42,7 @@ func (h *Handle) Reaped() (reaped, ok bool) { return false, false }
 
 // Done cannot be told here without a read of the table: false.
 func (h *Handle) Done() bool { return false }
+
+// Holds reports whether h still holds a live process whose start time is
+// start: its start time is read again.
+func (h *Handle) Holds(start uint64) bool { return h.h.startTime == start && !h.h.gone() }

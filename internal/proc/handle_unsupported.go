@@ -17,14 +17,11 @@ func (fs FS) Open(pid int) (*Handle, error) { return nil, unsupported(pid) }
 // Close does nothing.
 func (h *Handle) Close() {}
 
-// Identity is 0: nothing is known.
-func (h *Handle) Identity() uint64 { return 0 }
-
-// Identity is 0: nothing is known.
-func (fs FS) Identity(pid int) uint64 { return 0 }
-
 // Signal fails: see Open.
 func (h *Handle) Signal(sig syscall.Signal) error { return unsupported(0) }
 
 // Exited reports nothing exited: see Open.
 func Exited(hs []*Handle, deadline time.Time) []bool { return make([]bool, len(hs)) }
+
+// Holds is false: see Open.
+func (h *Handle) Holds(uint64) bool { return false }

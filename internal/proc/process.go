@@ -20,6 +20,9 @@ type Process struct {
 	// environment and are never anyone's to signal.
 	KernelThread bool
 	Comm         string
+	// NSpid is its PID in each PID namespace it is in, outermost first,
+	// from the status read that gave UID (nil where not told).
+	NSpid []int
 }
 
 // Valued is a process a scan matched, with the value of the variable

@@ -1,0 +1,84 @@
+package reclaim_test
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/marker"
+	"github.com/tetherproc/tether/reclaim"
+)
+
+// A process held since its check is confirmed before its signal by what
+// selected it: a stranded process by the markers its environment
+// carries. One that wrote its title over its environment meanwhile (perl's
+// $0 clears the whole area) no longer carries them, and is left alone.
+func TestHeldProcessWithoutMarkersIsNotSignalled(t *testing.T) {
+	perl, err := exec.LookPath("perl")
+	if err != nil {
+		t.Skip("no perl: its $0 is what clears the environment here")
+	}
+	w := newWorld(t)
+	cmd := exec.Command(perl, "-e", `$| = 1; print "$$\n"; <STDIN>; $0 = "srv"; print "renamed\n"; <STDIN>`)
+	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...),
+		marker.Markers{}.Environ(nil, marker.Stamp{Name: "web", Supervisor: w.dead, RunID: w.runID})...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	defer func() { stdin.Close(); _ = cmd.Wait() }()
+	if line := proctest.ReadLine(t, pr); line != strconv.Itoa(cmd.Process.Pid) {
+		t.Fatalf("perl said %q, want its PID %d", line, cmd.Process.Pid)
+	}
+	f := reclaim.Filter{RunID: w.runID}
+	held, err := reclaim.FindHeld(f)
+	if err != nil || len(held.Procs) != 1 || held.Procs[0].PID != cmd.Process.Pid {
+		t.Fatalf("FindHeld: %v %+v; want perl %d", err, held, cmd.Process.Pid)
+	}
+	if _, err := stdin.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	if line := proctest.ReadLine(t, pr); line != "renamed" {
+		t.Fatalf("perl said %q, want renamed", line)
+	}
+	rs := held.Terminate(f, reclaim.Action{Grace: time.Second})
+	if len(rs) != 1 || rs[0].Outcome != reclaim.Changed || rs[0].Cause.Kind != reclaim.MarkersGone || len(rs[0].Signals) != 0 {
+		t.Fatalf("%+v; want it changed, its markers gone, no signal sent", rs)
+	}
+	if q, err := proc.Host().Process(cmd.Process.Pid); err != nil || q.Zombie {
+		t.Fatalf("perl %d is gone (%v): it was signalled", cmd.Process.Pid, err)
+	}
+}
+
+// A stranded process held since its check, still carrying its markers,
+// is ended through the handle that held it.
+func TestHeldProcessIsEnded(t *testing.T) {
+	w := newWorld(t)
+	p := w.start(proctest.Wait, "web", true, proctest.Spec{})
+	f := reclaim.Filter{RunID: w.runID}
+	held, err := reclaim.FindHeld(f)
+	if err != nil || len(held.Procs) != 1 {
+		t.Fatalf("FindHeld: %v %+v", err, held)
+	}
+	rs := held.Terminate(f, reclaim.Action{Grace: time.Second})
+	if len(rs) != 1 || rs[0].Outcome != reclaim.Gone || len(rs[0].Signals) != 1 {
+		t.Fatalf("%+v; want it gone after one signal", rs)
+	}
+	if alive(p) {
+		t.Fatal("still alive")
+	}
+}
