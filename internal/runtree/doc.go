@@ -12,6 +12,7 @@
 // stage from the kept list, the cgroup and the run id, a Host from the
 // trees of the children it ends together, and reclaim from the
 // processes it verified. Whoever builds the Tree says how a member is
-// signalled and how to wait for one to go; the escalation itself, and
-// the verified signal it defaults to, are internal/kill's.
+// signalled and how to wait for one to go; End is the one TERM, grace,
+// KILL of tether, and the verified signal it defaults to is
+// internal/kill's.
 package runtree

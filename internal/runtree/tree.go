@@ -1,7 +1,6 @@
 package runtree
 
 import (
-	"context"
 	"syscall"
 	"time"
 
@@ -103,39 +102,6 @@ func (t Tree) Kill() {
 	for _, m := range ms {
 		_ = send(m, syscall.SIGKILL)
 	}
-}
-
-// End ends the tree: Signal to each member the first time it is seen,
-// and once grace has passed, the KillAll of its sources and SIGKILL to
-// each member, until the tree has been empty and settled for Quiet. The
-// end of ctx ends the grace at once (KILL), and what is alive a second
-// after is left. It reports whether the tree ended, false when members
-// were left alive (kill.WaitAfterKill after their KILL, or a second
-// after ctx ended).
-func (t Tree) End(ctx context.Context, grace time.Duration) bool {
-	wait := t.Wait
-	if wait == nil {
-		wait = func(deadline time.Time) { time.Sleep(min(10*time.Millisecond, max(0, time.Until(deadline)))) }
-	}
-	list := t.Members
-	if t.OnLook != nil {
-		list = func() ([]procid.ID, bool) {
-			ms, unsettled := t.Members()
-			t.OnLook(ms)
-			return ms, unsettled
-		}
-	}
-	return kill.Escalation{
-		Signal:  t.Signal,
-		Grace:   grace,
-		List:    list,
-		Send:    t.send(),
-		KillAll: t.killAll,
-		Wait:    wait,
-		Quiet:   t.Quiet,
-		What:    t.What,
-		Hurry:   ctx.Done(),
-	}.Run()
 }
 
 func (t Tree) send() func(procid.ID, syscall.Signal) error {

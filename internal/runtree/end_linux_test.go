@@ -1,6 +1,7 @@
-package kill_test
+package runtree_test
 
 import (
+	"context"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -9,13 +10,14 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/procid"
 )
 
-// The escalation ends a set that grows while it runs and holds a member
-// that ignores TERM: TERM to each member once, KILL after the grace, and
-// it reports the set ended only when every member is gone.
-func TestEscalationEndsAGrowingSet(t *testing.T) {
+// End ends a tree that grows while it runs and holds a member that
+// ignores TERM: TERM to each member once, KILL after the grace, and it
+// reports the tree ended only when every member is gone.
+func TestEndEndsAGrowingTree(t *testing.T) {
 	start := func(script string) *exec.Cmd {
 		cmd := exec.Command("/bin/sh", "-c", script)
 		cmd.Env = proctest.Env(t)
@@ -52,9 +54,8 @@ func TestEscalationEndsAGrowingSet(t *testing.T) {
 		return ms
 	}
 	rounds := 0
-	ended := kill.Escalation{
-		Grace: 300 * time.Millisecond,
-		List: func() ([]procid.ID, bool) {
+	ended := runtree.Tree{
+		Sources: []runtree.Source{runtree.SourceFunc(func() ([]procid.ID, bool) {
 			if rounds++; rounds == 2 {
 				// A member forked while the escalation runs.
 				late := start("exec sleep 60")
@@ -62,7 +63,7 @@ func TestEscalationEndsAGrowingSet(t *testing.T) {
 				waitFor(late)
 			}
 			return live(), false
-		},
+		})},
 		Send: func(m procid.ID, sig syscall.Signal) error {
 			sent[m.PID] = append(sent[m.PID], proc.SignalName(sig))
 			return kill.SignalIn(fs, m, sig)
@@ -73,10 +74,10 @@ func TestEscalationEndsAGrowingSet(t *testing.T) {
 			case <-time.After(min(10*time.Millisecond, time.Until(deadline))):
 			}
 		},
-		What: "test set",
-	}.Run()
+		What: "test tree",
+	}.End(context.Background(), 300*time.Millisecond)
 	if !ended || len(live()) != 0 {
-		t.Fatalf("Run() = %v with %v alive; want every member gone", ended, live())
+		t.Fatalf("End() = %v with %v alive; want every member gone", ended, live())
 	}
 	if got := sent[cmds[0].Process.Pid]; len(got) != 1 || got[0] != "TERM" {
 		t.Errorf("the member that obeys TERM got %v; want [TERM]", got)
