@@ -86,8 +86,8 @@ func intp(n int) *int { return &n }
 func fullReport() probe.Report {
 	return probe.Report{
 		PID: 4242, Verdict: probe.Stranded, Tethered: true,
-		Reason: "its supervisor 4200 is gone",
-		PPID:   1, PGID: 4242, UID: intp(1000), StartTime: 8812345, Comm: "server",
+		Why:  probe.Why{Kind: probe.SupervisorEnded},
+		PPID: 1, PGID: 4242, UID: intp(1000), StartTime: 8812345, Comm: "server",
 		Name: "web", RunID: "0123456789abcdef0123456789abcdef",
 		Container:  &probe.Container{Kind: probe.InCgroup, Cgroup: "/user.slice/tether-0123456789abcdef"},
 		Supervisor: &probe.SupervisorReport{PID: 1, StartTime: 8800000, State: probe.SupervisorGone, Namespace: 4026532178, HostPID: 4200},
@@ -95,10 +95,13 @@ func fullReport() probe.Report {
 	}
 }
 
+// noMarker is why a process tether did not start is foreign.
+var noMarker = probe.Why{Kind: probe.NoMarker, Var: "TETHER", Want: "1"}
+
 // foreignReport is a process tether did not start, root's when uid is 0.
 func foreignReport(pid, uid int) probe.Report {
 	return probe.Report{
-		PID: pid, Verdict: probe.Foreign, Reason: "no TETHER=1 in its environment",
+		PID: pid, Verdict: probe.Foreign, Why: noMarker,
 		PPID: 1, PGID: pid, UID: intp(uid), StartTime: 900, Comm: "nginx",
 		Command: []string{"nginx: master process", "", ""},
 	}
@@ -141,8 +144,8 @@ func psEntries() []psEntry {
 
 func psOthers() []psOther {
 	return []psOther{
-		{OtherHolder: reclaim.OtherHolder{Port: 8080, PID: 77, UID: 1001, Reason: reclaim.OtherUser}, Why: "held by PID 77 of uid 1001: --any-user to see it"},
-		{OtherHolder: reclaim.OtherHolder{Port: 8081, UID: 0, Reason: reclaim.OutOfSight}, Why: "held by a process of uid 0, out of sight: run as root to see it"},
+		{OtherHolder: reclaim.OtherHolder{Port: 8080, PID: 77, UID: 1001, Excluded: reclaim.OtherUser}, Why: "held by PID 77 of uid 1001: --any-user to see it"},
+		{OtherHolder: reclaim.OtherHolder{Port: 8081, UID: 0, Excluded: reclaim.OutOfSight}, Why: "held by a process of uid 0, out of sight: run as root to see it"},
 	}
 }
 

@@ -46,7 +46,7 @@ func bareWhy(r reclaim.Result) string {
 func excludedText(p reclaim.Process, reason reclaim.Reason) string {
 	switch reason {
 	case reclaim.NotTethered, reclaim.ForeignHolder:
-		return string(p.Verdict) + ": " + p.Reason
+		return string(p.Verdict) + ": " + reasonText(p.Report)
 	case reclaim.OtherRun:
 		return fmt.Sprintf("another run (%s)", p.RunID)
 	case reclaim.OtherUser, reclaim.OtherUserHolder:

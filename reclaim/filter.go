@@ -80,7 +80,7 @@ type Reason string
 // The reasons a filter leaves a process out.
 const (
 	// NotTethered: no markers, container or record of a run (its
-	// Verdict and Reason say why).
+	// Verdict and Why say why).
 	NotTethered Reason = "not-tethered"
 	// OtherRun: a run other than [Filter.RunID] (its RunID).
 	OtherRun Reason = "other-run"
