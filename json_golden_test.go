@@ -137,7 +137,7 @@ func listener(proto, addr string, port uint16) reclaim.Listener {
 func psEntries() []psEntry {
 	return []psEntry{
 		{Process: reclaim.Process{Report: fullReport(), Ports: []reclaim.Listener{listener("tcp", "0.0.0.0", 8080), listener("udp", "::", 5353)}}, AgeSeconds: 3600},
-		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1", Manager: unitManager()}},
+		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: reclaim.ProtectedPID1, Manager: unitManager()}},
 		{Process: reclaim.Process{Report: containedReport(&probe.Container{Kind: probe.InPIDNamespace, Init: 4100})}, AgeSeconds: 7},
 	}
 }
@@ -191,7 +191,7 @@ func reclaimResults() []reclaim.Result {
 			Excluded: reclaim.ForeignHolder},
 		{Process: reclaim.Process{Report: foreignReport(4310, 0), Manager: fullManager()}, Selected: true, Outcome: reclaim.Gone,
 			Signals: []reclaim.Sent{{Engine: reclaim.Docker}}},
-		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1"}, Outcome: reclaim.Skipped, Excluded: reclaim.Protected},
+		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: reclaim.ProtectedPID1}, Outcome: reclaim.Skipped, Excluded: reclaim.Protected},
 		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Failed, Cause: reclaim.Cause{Kind: reclaim.SignalFailed, Err: syscall.EPERM}},
 		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Changed, Cause: reclaim.Cause{Kind: reclaim.StartChanged, Was: 8812345, Now: 999}},
 		{Process: reclaim.Process{Report: containedReport(nil)}, Selected: true, Outcome: reclaim.AlreadyGone},
@@ -252,7 +252,7 @@ func waitReady() readiness.Result {
 			Port: 8080, Ready: true,
 			Listeners:    []reclaim.Listener{listener("tcp", "127.0.0.1", 8080), listener("tcp", "::", 8080)},
 			Holders:      []readiness.Holder{{Report: fullReport(), Ports: []reclaim.Listener{listener("tcp", "127.0.0.1", 8080), listener("udp", "0.0.0.0", 9000)}}},
-			Others:       []readiness.Holder{{Report: foreignReport(1, 0), Protected: "PID 1"}},
+			Others:       []readiness.Holder{{Report: foreignReport(1, 0), Protected: reclaim.ProtectedPID1}},
 			HiddenOwners: []int{0},
 			URL:          "http://127.0.0.1:8080/health?full=1&x=<y>", HTTPStatus: 200,
 		}},

@@ -68,7 +68,7 @@ type processJSON struct {
 }
 
 func processOf(p reclaim.Process) processJSON {
-	return processJSON{reportJSON: reportOf(p.Report), Ports: listenersOf(p.Ports), Protected: p.Protected, Manager: managerOf(p.Manager)}
+	return processJSON{reportJSON: reportOf(p.Report), Ports: listenersOf(p.Ports), Protected: protectedText(p.Protected), Manager: managerOf(p.Manager)}
 }
 
 // listenerJSON is a reclaim.Listener, less its owner and inode.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tetherproc/tether/probe"
+	"github.com/tetherproc/tether/reclaim"
 )
 
 // Every kind of why is worded as tether check has always printed it.
@@ -44,6 +45,20 @@ func TestReasonText(t *testing.T) {
 	} {
 		if got := reasonText(tt.r); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.r.Why.Kind, got, tt.want)
+		}
+	}
+}
+
+// Each protection is worded as tether has always printed it.
+func TestProtectedText(t *testing.T) {
+	for p, want := range map[reclaim.Protection]string{
+		"":                        "",
+		reclaim.ProtectedPID1:     "PID 1 is never signalled",
+		reclaim.ProtectedSelf:     "tether itself",
+		reclaim.ProtectedAncestor: "an ancestor of tether",
+	} {
+		if got := protectedText(p); got != want {
+			t.Errorf("%q: %q, want %q", p, got, want)
 		}
 	}
 }

@@ -163,7 +163,7 @@ func reasonResults() []reclaim.Result {
 		skip(holderAt(5008, 1000, probe.Unverifiable, probe.Why{Kind: probe.Unreadable, Err: errors.New("its environment cannot be read")}), reclaim.ForeignHolder),
 		skip(supervised, reclaim.SupervisedRun),
 		skip(orphan, reclaim.SupervisedRun),
-		skip(reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1"}, reclaim.Protected),
+		skip(reclaim.Process{Report: foreignReport(1, 0), Protected: reclaim.ProtectedPID1}, reclaim.Protected),
 		skip(managedBy(holderAt(5012, 0, probe.Foreign, foreign), unitManager()), reclaim.ManagedUnit),
 		skip(managedBy(holderAt(5013, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByUnit, User: true, UID: 1000, Name: "my app.service"}), reclaim.ManagedUnit),
 		skip(managedBy(holderAt(5014, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.PM2, Name: "api", Daemon: 321}), reclaim.ManagedProgram),

@@ -56,13 +56,27 @@ func excludedText(p reclaim.Process, reason reclaim.Reason) string {
 	case reclaim.SupervisedRun:
 		return "supervised" + supervisorNote(p.Report)
 	case reclaim.Protected:
-		return p.Protected
+		return protectedText(p.Protected)
 	case reclaim.ManagedUnit:
 		return fmt.Sprintf("%s, which would restart it or mark it failed: %s stops it", p.Manager, stopCommand(p.Manager))
 	case reclaim.ManagedProgram:
 		return fmt.Sprintf("%s, which would start it again: %s", p.Manager, programAdvice(p.Manager))
 	}
 	return string(reason)
+}
+
+// protectedText says why a process is never signalled; "" for one that
+// may be.
+func protectedText(p reclaim.Protection) string {
+	switch p {
+	case reclaim.ProtectedPID1:
+		return "PID 1 is never signalled"
+	case reclaim.ProtectedSelf:
+		return "tether itself"
+	case reclaim.ProtectedAncestor:
+		return "an ancestor of tether"
+	}
+	return string(p)
 }
 
 func uidText(uid *int) string {
