@@ -58,9 +58,9 @@ func excludedText(p reclaim.Process, reason reclaim.Reason) string {
 	case reclaim.Protected:
 		return protectedText(p.Protected)
 	case reclaim.ManagedUnit:
-		return fmt.Sprintf("%s, which would restart it or mark it failed: %s stops it", p.Manager, stopCommand(p.Manager))
+		return fmt.Sprintf("%s, which would restart it or mark it failed: %s stops it", managerText(p.Manager), stopCommand(p.Manager))
 	case reclaim.ManagedProgram:
-		return fmt.Sprintf("%s, which would start it again: %s", p.Manager, programAdvice(p.Manager))
+		return fmt.Sprintf("%s, which would start it again: %s", managerText(p.Manager), programAdvice(p.Manager))
 	}
 	return string(reason)
 }
@@ -112,9 +112,9 @@ func causeText(r reclaim.Result) string {
 	case reclaim.Unchecked, reclaim.SignalFailed:
 		return errText(c.Err)
 	case reclaim.EngineUnasked:
-		return fmt.Sprintf("%s: %v: nothing would be signalled; %s", c.Manager, c.Err, stopAdvice(c.Manager, c.Port))
+		return fmt.Sprintf("%s: %v: nothing would be signalled; %s", managerText(c.Manager), c.Err, stopAdvice(c.Manager, c.Port))
 	case reclaim.EngineFailed:
-		return fmt.Sprintf("%s: %v: nothing signalled; %s", c.Manager, c.Err, stopAdvice(c.Manager, c.Port))
+		return fmt.Sprintf("%s: %v: nothing signalled; %s", managerText(c.Manager), c.Err, stopAdvice(c.Manager, c.Port))
 	case reclaim.KillIgnored:
 		return fmt.Sprintf("still alive %v after SIGKILL", c.After)
 	case reclaim.CutShort:
