@@ -138,12 +138,12 @@ func retakerText(r reclaim.Retaker) string {
 	fmt.Fprintf(&b, "PID %d (%s) took it again %v after it was freed", r.PID, argvText(r.Command), r.After.Round(time.Millisecond))
 	switch m := r.Manager; {
 	case m != nil && m.Kind != reclaim.ByContainer:
-		fmt.Fprintf(&b, ", run by %s", m)
+		fmt.Fprintf(&b, ", run by %s", managerText(m))
 		if cmd := stopCommand(m); cmd != "" {
 			fmt.Fprintf(&b, ": %s stops it", cmd)
 		}
 	case m != nil:
-		fmt.Fprintf(&b, ", %s", m)
+		fmt.Fprintf(&b, ", %s", managerText(m))
 	case r.Parent > 1:
 		fmt.Fprintf(&b, ", started by PID %d (%s), which starts it again when it ends: end that to free the port", r.Parent, argvText(r.ParentCommand))
 	case r.Parent == 1:

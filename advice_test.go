@@ -44,8 +44,8 @@ func TestStopCommand(t *testing.T) {
 		{nil, "no manager", ""},
 	}
 	for _, tt := range tests {
-		if got := tt.m.String(); got != tt.str {
-			t.Errorf("String() = %q, want %q", got, tt.str)
+		if got := managerText(tt.m); got != tt.str {
+			t.Errorf("managerText = %q, want %q", got, tt.str)
 		}
 		if got := stopCommand(tt.m); got != tt.stop {
 			t.Errorf("%s: stopCommand = %q, want %q", tt.str, got, tt.stop)
@@ -61,7 +61,7 @@ func TestStopCommand(t *testing.T) {
 		{&reclaim.Manager{Kind: reclaim.ByUnit}, ""},
 	} {
 		if got := stopCommand(tt.m); got != tt.stop {
-			t.Errorf("%s: stopCommand = %q, want %q", tt.m, got, tt.stop)
+			t.Errorf("%s: stopCommand = %q, want %q", managerText(tt.m), got, tt.stop)
 		}
 	}
 }

@@ -133,9 +133,9 @@ func formatReport(r probe.Report, color bool) string {
 		verdict = "\x1b[" + verdictColors[r.Verdict] + "m" + verdict + "\x1b[0m"
 	}
 	b.WriteString(verdict)
-	if r.Reason != "" {
+	if why := reasonText(r); why != "" {
 		b.WriteString(": ")
-		b.WriteString(sanitize(r.Reason))
+		b.WriteString(sanitize(why))
 	}
 	var attrs []string
 	if r.Name != "" {

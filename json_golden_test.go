@@ -86,8 +86,8 @@ func intp(n int) *int { return &n }
 func fullReport() probe.Report {
 	return probe.Report{
 		PID: 4242, Verdict: probe.Stranded, Tethered: true,
-		Reason: "its supervisor 4200 is gone",
-		PPID:   1, PGID: 4242, UID: intp(1000), StartTime: 8812345, Comm: "server",
+		Why:  probe.Why{Kind: probe.SupervisorEnded},
+		PPID: 1, PGID: 4242, UID: intp(1000), StartTime: 8812345, Comm: "server",
 		Name: "web", RunID: "0123456789abcdef0123456789abcdef",
 		Container:  &probe.Container{Kind: probe.InCgroup, Cgroup: "/user.slice/tether-0123456789abcdef"},
 		Supervisor: &probe.SupervisorReport{PID: 1, StartTime: 8800000, State: probe.SupervisorGone, Namespace: 4026532178, HostPID: 4200},
@@ -95,10 +95,13 @@ func fullReport() probe.Report {
 	}
 }
 
+// noMarker is why a process tether did not start is foreign.
+var noMarker = probe.Why{Kind: probe.NoMarker, Var: "TETHER", Want: "1"}
+
 // foreignReport is a process tether did not start, root's when uid is 0.
 func foreignReport(pid, uid int) probe.Report {
 	return probe.Report{
-		PID: pid, Verdict: probe.Foreign, Reason: "no TETHER=1 in its environment",
+		PID: pid, Verdict: probe.Foreign, Why: noMarker,
 		PPID: 1, PGID: pid, UID: intp(uid), StartTime: 900, Comm: "nginx",
 		Command: []string{"nginx: master process", "", ""},
 	}
@@ -134,15 +137,15 @@ func listener(proto, addr string, port uint16) reclaim.Listener {
 func psEntries() []psEntry {
 	return []psEntry{
 		{Process: reclaim.Process{Report: fullReport(), Ports: []reclaim.Listener{listener("tcp", "0.0.0.0", 8080), listener("udp", "::", 5353)}}, AgeSeconds: 3600},
-		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1", Manager: unitManager()}},
+		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: reclaim.ProtectedPID1, Manager: unitManager()}},
 		{Process: reclaim.Process{Report: containedReport(&probe.Container{Kind: probe.InPIDNamespace, Init: 4100})}, AgeSeconds: 7},
 	}
 }
 
 func psOthers() []psOther {
 	return []psOther{
-		{OtherHolder: reclaim.OtherHolder{Port: 8080, PID: 77, UID: 1001, Reason: reclaim.OtherUser}, Why: "held by PID 77 of uid 1001: --any-user to see it"},
-		{OtherHolder: reclaim.OtherHolder{Port: 8081, UID: 0, Reason: reclaim.OutOfSight}, Why: "held by a process of uid 0, out of sight: run as root to see it"},
+		{OtherHolder: reclaim.OtherHolder{Port: 8080, PID: 77, UID: 1001, Excluded: reclaim.OtherUser}, Why: "held by PID 77 of uid 1001: --any-user to see it"},
+		{OtherHolder: reclaim.OtherHolder{Port: 8081, UID: 0, Excluded: reclaim.OutOfSight}, Why: "held by a process of uid 0, out of sight: run as root to see it"},
 	}
 }
 
@@ -188,7 +191,7 @@ func reclaimResults() []reclaim.Result {
 			Excluded: reclaim.ForeignHolder},
 		{Process: reclaim.Process{Report: foreignReport(4310, 0), Manager: fullManager()}, Selected: true, Outcome: reclaim.Gone,
 			Signals: []reclaim.Sent{{Engine: reclaim.Docker}}},
-		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1"}, Outcome: reclaim.Skipped, Excluded: reclaim.Protected},
+		{Process: reclaim.Process{Report: foreignReport(1, 0), Protected: reclaim.ProtectedPID1}, Outcome: reclaim.Skipped, Excluded: reclaim.Protected},
 		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Failed, Cause: reclaim.Cause{Kind: reclaim.SignalFailed, Err: syscall.EPERM}},
 		{Process: reclaim.Process{Report: fullReport()}, Selected: true, Outcome: reclaim.Changed, Cause: reclaim.Cause{Kind: reclaim.StartChanged, Was: 8812345, Now: 999}},
 		{Process: reclaim.Process{Report: containedReport(nil)}, Selected: true, Outcome: reclaim.AlreadyGone},
@@ -249,7 +252,7 @@ func waitReady() readiness.Result {
 			Port: 8080, Ready: true,
 			Listeners:    []reclaim.Listener{listener("tcp", "127.0.0.1", 8080), listener("tcp", "::", 8080)},
 			Holders:      []readiness.Holder{{Report: fullReport(), Ports: []reclaim.Listener{listener("tcp", "127.0.0.1", 8080), listener("udp", "0.0.0.0", 9000)}}},
-			Others:       []readiness.Holder{{Report: foreignReport(1, 0), Protected: "PID 1"}},
+			Others:       []readiness.Holder{{Report: foreignReport(1, 0), Protected: reclaim.ProtectedPID1}},
 			HiddenOwners: []int{0},
 			URL:          "http://127.0.0.1:8080/health?full=1&x=<y>", HTTPStatus: 200,
 		}},

@@ -45,7 +45,7 @@ type supervisorJSON struct {
 
 func reportOf(r probe.Report) reportJSON {
 	j := reportJSON{
-		PID: r.PID, Verdict: string(r.Verdict), Tethered: r.Tethered, Reason: r.Reason,
+		PID: r.PID, Verdict: string(r.Verdict), Tethered: r.Tethered, Reason: reasonText(r),
 		PPID: r.PPID, PGID: r.PGID, UID: r.UID, StartTime: r.StartTime, Comm: r.Comm,
 		Name: r.Name, RunID: r.RunID, Command: r.Command,
 	}
@@ -68,7 +68,7 @@ type processJSON struct {
 }
 
 func processOf(p reclaim.Process) processJSON {
-	return processJSON{reportJSON: reportOf(p.Report), Ports: listenersOf(p.Ports), Protected: p.Protected, Manager: managerOf(p.Manager)}
+	return processJSON{reportJSON: reportOf(p.Report), Ports: listenersOf(p.Ports), Protected: protectedText(p.Protected), Manager: managerOf(p.Manager)}
 }
 
 // listenerJSON is a reclaim.Listener, less its owner and inode.

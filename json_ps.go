@@ -27,7 +27,7 @@ func psJSON(entries []psEntry, others []psOther) []any {
 		rows = append(rows, psRow{processJSON: processOf(e.Process), AgeSeconds: e.AgeSeconds})
 	}
 	for _, o := range others {
-		rows = append(rows, psOtherRow{Port: o.Port, PID: o.PID, UID: o.UID, LeftOut: string(o.Reason), Why: o.Why})
+		rows = append(rows, psOtherRow{Port: o.Port, PID: o.PID, UID: o.UID, LeftOut: string(o.Excluded), Why: o.Why})
 	}
 	return rows
 }

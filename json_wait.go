@@ -65,7 +65,7 @@ func waitJSON(res readiness.Result, elapsed time.Duration) waitReport {
 func holdersOf(hs []readiness.Holder) []processJSON {
 	var out []processJSON
 	for _, h := range hs {
-		out = append(out, processJSON{reportJSON: reportOf(h.Report), Ports: listenersOf(h.Ports), Protected: h.Protected})
+		out = append(out, processJSON{reportJSON: reportOf(h.Report), Ports: listenersOf(h.Ports), Protected: protectedText(h.Protected)})
 	}
 	return out
 }

@@ -82,7 +82,7 @@ func managedText(m *reclaim.Manager) string {
 	if m == nil {
 		return ""
 	}
-	s := m.String()
+	s := managerText(m)
 	if m.Proxy {
 		s += ", its port proxy"
 	}

@@ -87,7 +87,7 @@ func otherText(o reclaim.OtherHolder) string {
 	if u, err := user.LookupId(strconv.Itoa(o.UID)); err == nil {
 		who += " (" + sanitize(u.Username) + ")"
 	}
-	if o.Reason == reclaim.OutOfSight {
+	if o.Excluded == reclaim.OutOfSight {
 		if os.Geteuid() == 0 {
 			return "held by a process of " + who + ", out of sight of this /proc"
 		}

@@ -20,7 +20,7 @@ func TestPortRefusal(t *testing.T) {
 	uid := 1000
 	holder := func(pid int, v probe.Verdict) reclaim.Process {
 		return reclaim.Process{
-			Report: probe.Report{PID: pid, Verdict: v, Reason: "no markers", UID: &uid, Command: []string{"server", "--flag"},
+			Report: probe.Report{PID: pid, Verdict: v, Why: probe.Why{Kind: probe.NoMarker, Var: "TETHER", Want: "1"}, UID: &uid, Command: []string{"server", "--flag"},
 				Supervisor: &probe.SupervisorReport{PID: 7, State: probe.SupervisorAlive}},
 			Ports: []reclaim.Listener{{Proto: "tcp", Port: 8080}},
 		}
@@ -35,7 +35,7 @@ func TestPortRefusal(t *testing.T) {
 		{"foreign", reclaim.Summary{
 			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Excluded: reclaim.ForeignHolder}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{42}}},
-		}, "tether run: port 8080 is held by PID 42 (server --flag): foreign: no markers; --foreign would end it; nothing was signalled"},
+		}, "tether run: port 8080 is held by PID 42 (server --flag): foreign: no TETHER=1 in its environment; --foreign would end it; nothing was signalled"},
 		{"another user's foreign", reclaim.Summary{
 			Results: []reclaim.Result{{Process: holder(42, probe.Foreign), Outcome: reclaim.Skipped, Excluded: reclaim.OtherUserHolder}},
 			Ports:   []reclaim.PortState{{Port: 8080, Holders: []int{42}}},

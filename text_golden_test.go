@@ -112,9 +112,9 @@ func refusals() string {
 	return b.String()
 }
 
-func holderAt(pid, uid int, v probe.Verdict, reason string) reclaim.Process {
+func holderAt(pid, uid int, v probe.Verdict, why probe.Why) reclaim.Process {
 	r := foreignReport(pid, uid)
-	r.Verdict, r.Reason = v, reason
+	r.Verdict, r.Why = v, why
 	return reclaim.Process{Report: r, Ports: []reclaim.Listener{listener("tcp", "0.0.0.0", 9000)}}
 }
 
@@ -133,7 +133,7 @@ func managedBy(p reclaim.Process, m *reclaim.Manager) reclaim.Process {
 // for each way a selected one is not ended, in the words the library
 // gives them.
 func reasonResults() []reclaim.Result {
-	foreign := "no TETHER=1 in its environment"
+	foreign := noMarker
 	skip := func(p reclaim.Process, reason reclaim.Reason) reclaim.Result {
 		return reclaim.Result{Process: p, Outcome: reclaim.Skipped, Excluded: reason}
 	}
@@ -160,10 +160,10 @@ func reasonResults() []reclaim.Result {
 		skip(holderAt(5005, 1001, probe.Foreign, foreign), reclaim.RootOnly),
 		skip(holderAt(5006, 1000, probe.Foreign, foreign), reclaim.ForeignHolder),
 		skip(managedBy(holderAt(5007, 0, probe.Foreign, foreign), container), reclaim.ForeignHolder),
-		skip(holderAt(5008, 1000, probe.Unverifiable, "its environment cannot be read"), reclaim.ForeignHolder),
+		skip(holderAt(5008, 1000, probe.Unverifiable, probe.Why{Kind: probe.Unreadable, Err: errors.New("its environment cannot be read")}), reclaim.ForeignHolder),
 		skip(supervised, reclaim.SupervisedRun),
 		skip(orphan, reclaim.SupervisedRun),
-		skip(reclaim.Process{Report: foreignReport(1, 0), Protected: "PID 1"}, reclaim.Protected),
+		skip(reclaim.Process{Report: foreignReport(1, 0), Protected: reclaim.ProtectedPID1}, reclaim.Protected),
 		skip(managedBy(holderAt(5012, 0, probe.Foreign, foreign), unitManager()), reclaim.ManagedUnit),
 		skip(managedBy(holderAt(5013, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByUnit, User: true, UID: 1000, Name: "my app.service"}), reclaim.ManagedUnit),
 		skip(managedBy(holderAt(5014, 1000, probe.Foreign, foreign), &reclaim.Manager{Kind: reclaim.ByProcessManager, Engine: reclaim.PM2, Name: "api", Daemon: 321}), reclaim.ManagedProgram),

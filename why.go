@@ -46,7 +46,7 @@ func bareWhy(r reclaim.Result) string {
 func excludedText(p reclaim.Process, reason reclaim.Reason) string {
 	switch reason {
 	case reclaim.NotTethered, reclaim.ForeignHolder:
-		return string(p.Verdict) + ": " + p.Reason
+		return string(p.Verdict) + ": " + reasonText(p.Report)
 	case reclaim.OtherRun:
 		return fmt.Sprintf("another run (%s)", p.RunID)
 	case reclaim.OtherUser, reclaim.OtherUserHolder:
@@ -56,13 +56,27 @@ func excludedText(p reclaim.Process, reason reclaim.Reason) string {
 	case reclaim.SupervisedRun:
 		return "supervised" + supervisorNote(p.Report)
 	case reclaim.Protected:
-		return p.Protected
+		return protectedText(p.Protected)
 	case reclaim.ManagedUnit:
-		return fmt.Sprintf("%s, which would restart it or mark it failed: %s stops it", p.Manager, stopCommand(p.Manager))
+		return fmt.Sprintf("%s, which would restart it or mark it failed: %s stops it", managerText(p.Manager), stopCommand(p.Manager))
 	case reclaim.ManagedProgram:
-		return fmt.Sprintf("%s, which would start it again: %s", p.Manager, programAdvice(p.Manager))
+		return fmt.Sprintf("%s, which would start it again: %s", managerText(p.Manager), programAdvice(p.Manager))
 	}
 	return string(reason)
+}
+
+// protectedText says why a process is never signalled; "" for one that
+// may be.
+func protectedText(p reclaim.Protection) string {
+	switch p {
+	case reclaim.ProtectedPID1:
+		return "PID 1 is never signalled"
+	case reclaim.ProtectedSelf:
+		return "tether itself"
+	case reclaim.ProtectedAncestor:
+		return "an ancestor of tether"
+	}
+	return string(p)
 }
 
 func uidText(uid *int) string {
@@ -98,9 +112,9 @@ func causeText(r reclaim.Result) string {
 	case reclaim.Unchecked, reclaim.SignalFailed:
 		return errText(c.Err)
 	case reclaim.EngineUnasked:
-		return fmt.Sprintf("%s: %v: nothing would be signalled; %s", c.Manager, c.Err, stopAdvice(c.Manager, c.Port))
+		return fmt.Sprintf("%s: %v: nothing would be signalled; %s", managerText(c.Manager), c.Err, stopAdvice(c.Manager, c.Port))
 	case reclaim.EngineFailed:
-		return fmt.Sprintf("%s: %v: nothing signalled; %s", c.Manager, c.Err, stopAdvice(c.Manager, c.Port))
+		return fmt.Sprintf("%s: %v: nothing signalled; %s", managerText(c.Manager), c.Err, stopAdvice(c.Manager, c.Port))
 	case reclaim.KillIgnored:
 		return fmt.Sprintf("still alive %v after SIGKILL", c.After)
 	case reclaim.CutShort:

@@ -86,14 +86,22 @@ func Check(pid int, opts Query) (Report, error) {
 		pause *= 2
 	}
 	r.Tethered = r.Verdict.Tethered()
-	if trace.On() {
-		if r.Reason != "" {
-			trace.Printf("check %d: %s: %s", pid, r.Verdict, r.Reason)
-		} else {
-			trace.Printf("check %d: %s", pid, r.Verdict)
-		}
-	}
+	traceCheck(r)
 	return r, nil
+}
+
+// traceCheck logs the verdict on r and the kind of why, with the error
+// when it has one.
+func traceCheck(r Report) {
+	switch {
+	case !trace.On():
+	case r.Why.Err != nil:
+		trace.Printf("check %d: %s: %s: %v", r.PID, r.Verdict, r.Why.Kind, r.Why.Err)
+	case r.Why.Kind != "":
+		trace.Printf("check %d: %s: %s", r.PID, r.Verdict, r.Why.Kind)
+	default:
+		trace.Printf("check %d: %s", r.PID, r.Verdict)
+	}
 }
 
 // mayWaitExec reports whether the process of r, caught in the middle of
@@ -129,11 +137,11 @@ func checkOnce(pid int, opts Query) (r Report, o outcome) {
 		r.UID = &uid
 	}
 	if p.Zombie {
-		r.Verdict, r.Reason = Zombie, "exited, not yet reaped by its parent"
+		r.Verdict, r.Why = Zombie, Why{Kind: Exited}
 		return r, settled
 	}
 	if p.KernelThread {
-		r.Verdict, r.Reason = Foreign, "a kernel thread"
+		r.Verdict, r.Why = Foreign, Why{Kind: KernelThread}
 		return r, settled
 	}
 	env, envErr := fs.Environ(pid)
@@ -151,7 +159,7 @@ func checkOnce(pid int, opts Query) (r Report, o outcome) {
 	case again.Zombie():
 		// Exited while being read; a zombie's environ is gone (ESRCH) or
 		// empty, depending on the kernel.
-		r.Verdict, r.Reason = Zombie, "exited, not yet reaped by its parent"
+		r.Verdict, r.Why = Zombie, Why{Kind: Exited}
 		return r, settled
 	case envErr != nil:
 		return failed(r, envErr), settled
@@ -196,32 +204,32 @@ func judge(r *Report, env []string, p proc.Process, opts Query) {
 			r.Container = where
 			r.Name, _ = lookup(cenv, m.NameVar)
 			r.RunID, _ = lookup(cenv, marker.RunIDVar)
-			r.Verdict, r.Reason = strandedness(r, cenv, p)
+			r.Verdict, r.Why = strandedness(r, cenv, p)
 			return
 		}
 	}
 	if !m.Match(env, opts.Name) {
-		r.Verdict, r.Reason = Foreign, mismatch(m, env, opts.Name)
+		r.Verdict, r.Why = Foreign, mismatch(m, env, opts.Name)
 		if !marked(m, env) && proc.Overwritten(env, r.Command) {
 			// The markers may have been there: what is left cannot say.
-			r.Verdict, r.Reason = Unverifiable, "environment overwritten (the process renamed itself)"
+			r.Verdict, r.Why = Unverifiable, Why{Kind: Overwritten}
 		}
 		return
 	}
-	r.Verdict, r.Reason = strandedness(r, env, p)
+	r.Verdict, r.Why = strandedness(r, env, p)
 }
 
 // strandedness applies the protocol: stranded when the process named by
 // TETHER_SUPERVISOR is gone, recycled or a zombie; without a usable entry,
 // stranded when the parent is PID 1.
-func strandedness(r *Report, env []string, p proc.Process) (Verdict, string) {
+func strandedness(r *Report, env []string, p proc.Process) (Verdict, Why) {
 	v, ok := lookup(env, marker.SupervisorVar)
 	if ok {
 		if s, err := parseSupervisor(v); err == nil {
 			sr := &SupervisorReport{PID: s.PID, StartTime: s.StartTime}
 			r.Supervisor = sr
 			host, why := locateSupervisor(r.PID, env, s, sr)
-			if why != "" {
+			if why.Kind != "" {
 				sr.State = SupervisorUnknown
 				return Unverifiable, why
 			}
@@ -229,24 +237,22 @@ func strandedness(r *Report, env []string, p proc.Process) (Verdict, string) {
 			sr.State = state
 			switch state {
 			case SupervisorAlive:
-				return Supervised, ""
+				return Supervised, Why{}
 			case SupervisorUnknown:
-				return Supervised, fmt.Sprintf("supervisor %d cannot be read; counted as alive", s.PID)
-			case SupervisorReused:
-				return Stranded, fmt.Sprintf("supervisor %d is gone; its PID now belongs to another process", s.PID)
+				return Supervised, Why{Kind: SupervisorUnreadable}
 			default:
-				return Stranded, fmt.Sprintf("supervisor %d is %s", s.PID, state)
+				return Stranded, Why{Kind: SupervisorEnded}
 			}
 		}
 	}
-	prefix := "no " + marker.SupervisorVar
+	why := Why{Kind: NoSupervisorVar, Var: marker.SupervisorVar}
 	if ok {
-		prefix = fmt.Sprintf("unusable %s=%q", marker.SupervisorVar, v)
+		why = Why{Kind: BadSupervisorVar, Var: marker.SupervisorVar, Value: v}
 	}
 	if p.PPID == 1 {
-		return Stranded, prefix + " and its parent is PID 1"
+		return Stranded, why
 	}
-	return Supervised, fmt.Sprintf("%s; parent %d is alive", prefix, p.PPID)
+	return Supervised, why
 }
 
 // supervisorState says what became of the supervisor, found at PID pid
@@ -281,51 +287,53 @@ var tableNamespace = sync.OnceValues(proc.Host().TableNamespace)
 // namespace (marker.PIDNamespaceVar, or else the tethered process's own); from
 // another namespace, that PID names some other process here, so it is
 // mapped through the NSpid lines of the namespace's processes. Where it
-// cannot be mapped, why says so and the verdict is unverifiable, never
-// stranded.
-func locateSupervisor(pid int, env []string, s procid.ID, sr *SupervisorReport) (host int, why string) {
+// cannot be mapped, why says so (its Kind set) and the verdict is
+// unverifiable, never stranded.
+func locateSupervisor(pid int, env []string, s procid.ID, sr *SupervisorReport) (host int, why Why) {
 	fs := proc.Host()
 	var ns uint64
 	var err error
 	if v, ok := lookup(env, marker.PIDNamespaceVar); ok {
 		if ns, err = strconv.ParseUint(v, 10, 64); err != nil || ns == 0 {
-			return 0, fmt.Sprintf("unusable %s=%q: the namespace of supervisor %d is unknown", marker.PIDNamespaceVar, v, s.PID)
+			return 0, Why{Kind: BadNamespaceVar, Var: marker.PIDNamespaceVar, Value: v}
 		}
 	} else if ns, err = fs.PIDNamespace(pid); err != nil && !errors.Is(err, proc.ErrNoNamespaces) {
-		return 0, fmt.Sprintf("the PID namespace of %d cannot be read: %v", pid, err)
+		return 0, Why{Kind: NamespaceUnreadable, Err: err}
 	}
 	table, terr := tableNamespace()
 	switch {
 	case errors.Is(err, proc.ErrNoNamespaces) || errors.Is(terr, proc.ErrNoNamespaces):
-		return s.PID, "" // one namespace for all
+		return s.PID, Why{} // one namespace for all
 	case terr != nil:
-		return 0, fmt.Sprintf("cannot tell which PID namespace this /proc shows, to find supervisor %d: %v", s.PID, terr)
+		return 0, Why{Kind: TableUnknown, Err: terr}
 	case ns == table:
-		return s.PID, ""
+		return s.PID, Why{}
 	}
 	sr.Namespace = ns
 	host, visible, complete := fs.FindInNamespace(ns, s.PID, s.StartTime, pid)
 	switch {
 	case host != 0:
 		sr.HostPID = host
-		return host, ""
+		return host, Why{}
 	case !visible:
-		return 0, fmt.Sprintf("supervisor %d is in PID namespace pid:[%d], which this /proc cannot see", s.PID, ns)
+		return 0, Why{Kind: SupervisorHidden}
 	case !complete:
-		return 0, fmt.Sprintf("supervisor %d of PID namespace pid:[%d] cannot be resolved: the namespaces of some processes cannot be read", s.PID, ns)
+		return 0, Why{Kind: SupervisorUnresolved}
 	}
-	return 0, ""
+	return 0, Why{}
 }
 
+// failed is r for a process that could not be read: gone, a thread, or
+// unverifiable for err.
 func failed(r Report, err error) Report {
 	var te *proc.ThreadError
 	switch {
 	case errors.As(err, &te):
-		r.Verdict, r.Reason = Gone, te.Error()
+		r.Verdict, r.Why = Gone, Why{Kind: Thread, Leader: te.TGID}
 	case errors.Is(err, proc.ErrGone):
-		r.Verdict, r.Reason = Gone, "no such process"
+		r.Verdict, r.Why = Gone, Why{Kind: NoProcess}
 	default:
-		r.Verdict, r.Reason = Unverifiable, err.Error()
+		r.Verdict, r.Why = Unverifiable, Why{Kind: Unreadable, Err: err}
 	}
 	return r
 }

@@ -169,8 +169,8 @@ func TestCheckNoSupervisorEntry(t *testing.T) {
 	}
 	r = check(t, pid, probe.Query{Name: "web"})
 	wantVerdict(t, r, probe.Stranded)
-	if !strings.Contains(r.Reason, "PID 1") {
-		t.Errorf("reason %q", r.Reason)
+	if r.Why.Kind != probe.BadSupervisorVar || r.Why.Value != "garbage" || r.PPID != 1 {
+		t.Errorf("why %+v, parent %d; want %s garbage, parent 1", r.Why, r.PPID, probe.BadSupervisorVar)
 	}
 }
 
@@ -198,8 +198,10 @@ func TestCheckForeign(t *testing.T) {
 			p := proctest.Start(t, proctest.Wait, proctest.Spec{Env: env})
 			r := check(t, p.PID(), tt.opts)
 			wantVerdict(t, r, probe.Foreign)
-			if r.Reason == "" {
-				t.Error("no reason given")
+			switch r.Why.Kind {
+			case probe.NoMarker, probe.WrongMarker, probe.NoName, probe.WrongName:
+			default:
+				t.Errorf("why %+v; want a marker's or a name's", r.Why)
 			}
 		})
 	}
@@ -265,8 +267,8 @@ func TestCheckThreadIsNotAProcess(t *testing.T) {
 	tid := threadOfSelf(t)
 	r := check(t, tid, probe.Query{})
 	wantVerdict(t, r, probe.Gone)
-	if !strings.Contains(r.Reason, "thread of process "+strconv.Itoa(os.Getpid())) {
-		t.Errorf("reason %q", r.Reason)
+	if r.Why.Kind != probe.Thread || r.Why.Leader != os.Getpid() {
+		t.Errorf("why %+v; want %s of process %d", r.Why, probe.Thread, os.Getpid())
 	}
 }
 
@@ -303,8 +305,16 @@ var modeCheck = proctest.Register("check", func() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	_ = json.NewEncoder(os.Stdout).Encode(r)
+	_ = json.NewEncoder(os.Stdout).Encode(checked{Verdict: r.Verdict, Kind: r.Why.Kind, Err: fmt.Sprint(r.Why.Err)})
 })
+
+// checked is what modeCheck prints of its report: an error does not
+// survive JSON.
+type checked struct {
+	Verdict probe.Verdict
+	Kind    probe.WhyKind
+	Err     string
+}
 
 // As root, a check made as uid 65534 cannot read a root process's
 // environment: unverifiable, never tethered.
@@ -324,13 +334,12 @@ func TestCheckUnverifiable(t *testing.T) {
 	line := proctest.ReadLine(t, pr)
 	pw.Close()
 	<-checker.Done()
-	var r probe.Report
+	var r checked
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
 		t.Fatalf("report %q: %v", line, err)
 	}
-	wantVerdict(t, r, probe.Unverifiable)
-	if !strings.Contains(r.Reason, "permission denied") {
-		t.Errorf("reason %q", r.Reason)
+	if r.Verdict != probe.Unverifiable || r.Kind != probe.Unreadable || !strings.Contains(r.Err, "permission denied") {
+		t.Errorf("%s, %s: %s; want unverifiable, %s: permission denied", r.Verdict, r.Kind, r.Err, probe.Unreadable)
 	}
 }
 
@@ -418,8 +427,8 @@ func TestCheckRenamedIsUnverifiable(t *testing.T) {
 	}
 	for what, pid := range pids {
 		r := check(t, pid, probe.Query{})
-		if r.Verdict != probe.Unverifiable || !strings.Contains(r.Reason, "renamed itself") {
-			t.Errorf("%s: %s (%s); want unverifiable: environment overwritten (the process renamed itself)", what, r.Verdict, r.Reason)
+		if r.Verdict != probe.Unverifiable || r.Why.Kind != probe.Overwritten {
+			t.Errorf("%s: %s (%s); want unverifiable, %s", what, r.Verdict, r.Why.Kind, probe.Overwritten)
 		}
 	}
 }

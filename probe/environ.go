@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/tetherproc/tether/marker"
@@ -24,17 +23,17 @@ func marked(m marker.Markers, env []string) bool {
 	return slices.Contains(env, m.Entries("")[0])
 }
 
-// mismatch explains why m.Match(env, name) is false.
-func mismatch(m marker.Markers, env []string, name string) string {
+// mismatch is why m.Match(env, name) is false.
+func mismatch(m marker.Markers, env []string, name string) Why {
 	m = m.WithDefaults()
 	if !marked(m, env) {
 		if v, ok := lookup(env, m.MarkerVar); ok {
-			return fmt.Sprintf("%s=%q, not %q", m.MarkerVar, v, marker.MarkerValue)
+			return Why{Kind: WrongMarker, Var: m.MarkerVar, Value: v, Want: marker.MarkerValue}
 		}
-		return fmt.Sprintf("no %s=%s in its environment", m.MarkerVar, marker.MarkerValue)
+		return Why{Kind: NoMarker, Var: m.MarkerVar, Want: marker.MarkerValue}
 	}
 	if v, ok := lookup(env, m.NameVar); ok {
-		return fmt.Sprintf("%s=%q, not %q", m.NameVar, v, name)
+		return Why{Kind: WrongName, Var: m.NameVar, Value: v, Want: name}
 	}
-	return fmt.Sprintf("no %s in its environment (want %q)", m.NameVar, name)
+	return Why{Kind: NoName, Var: m.NameVar, Want: name}
 }

@@ -18,8 +18,8 @@ func ExampleCheck() {
 		panic(err)
 	}
 	fmt.Println(r.Verdict, r.Tethered)
-	fmt.Println(r.Reason)
+	fmt.Println(r.Why.Kind, r.Why.Var, r.Why.Want)
 	// Output:
 	// foreign false
-	// no EXAMPLE_MARKER=1 in its environment
+	// no-marker EXAMPLE_MARKER 1
 }

@@ -12,9 +12,10 @@ type Report struct {
 	PID      int     // the PID asked about
 	Verdict  Verdict // what the process is
 	Tethered bool    // Verdict is Supervised or Stranded
-	// Reason explains a verdict other than supervised: why it is foreign,
-	// why it is stranded, what could not be read.
-	Reason string
+	// Why is what the verdict rests on: why it is foreign or stranded,
+	// what could not be read; the zero Why for a process supervised by
+	// a supervisor found alive.
+	Why Why
 
 	PPID      int    // its parent
 	PGID      int    // its process group

@@ -18,10 +18,10 @@ type looker struct {
 	snap      *proc.Snapshot
 	uid       int
 	anyUser   bool
-	protected map[int]string
+	protected map[int]Protection
 }
 
-func protectedPIDs(fs proc.FS) map[int]string { return kill.Protected(fs) }
+func protectedPIDs(fs proc.FS) map[int]Protection { return kill.Protected(fs) }
 
 // roots are the live processes whose parent is init, or a user's
 // service manager (systemd --user, the subreaper that a desktop

@@ -68,6 +68,6 @@ func stopContainer(m *Manager, grace time.Duration) error {
 	if err := stoppable(m); err != nil {
 		return err
 	}
-	trace.Printf("reclaim: %s: stop through its engine at %s, grace %v", m, m.Socket, grace)
+	trace.Printf("reclaim: container %s: stop through its %s engine at %s, grace %v", engines.ShortID(m.ID), m.Engine, m.Socket, grace)
 	return engines.Stop(m, grace)
 }

@@ -80,7 +80,7 @@ type Reason string
 // The reasons a filter leaves a process out.
 const (
 	// NotTethered: no markers, container or record of a run (its
-	// Verdict and Reason say why).
+	// Verdict and Why say why).
 	NotTethered Reason = "not-tethered"
 	// OtherRun: a run other than [Filter.RunID] (its RunID).
 	OtherRun Reason = "other-run"
@@ -98,7 +98,7 @@ const (
 	// when none is known); [Filter.All] would include it.
 	SupervisedRun Reason = "supervised"
 	// Protected: never signalled (PID 1, the caller or an ancestor of
-	// it, a kernel thread): its Protected says which.
+	// it): its Protected says which.
 	Protected Reason = "protected"
 	// ManagedUnit: a holder a service manager runs (a systemd unit):
 	// never signalled, as the manager would restart it or mark it

@@ -18,15 +18,15 @@ type Listing struct {
 }
 
 // OtherHolder is a holder of a port asked about that a listing leaves
-// out: another user's process (Reason [OtherUser]; [Filter.AnyUser]
-// lists it), or a socket whose holder is out of sight (Reason
+// out: another user's process (Excluded [OtherUser]; [Filter.AnyUser]
+// lists it), or a socket whose holder is out of sight (Excluded
 // [OutOfSight]: another user's process whose descriptors cannot be read,
 // PID 0).
 type OtherHolder struct {
-	Port   uint16
-	PID    int
-	UID    int
-	Reason Reason
+	Port     uint16
+	PID      int
+	UID      int
+	Excluded Reason
 }
 
 // OutOfSight: a socket on a port asked about whose holder cannot be
@@ -56,7 +56,7 @@ func List(f Filter) (Listing, error) {
 			// caller's processes, as without --port.
 			trace.Printf("ps: %d left out: another user's (uid %d)", p.PID, *p.UID)
 			for _, ls := range p.Ports {
-				l.Others = append(l.Others, OtherHolder{Port: ls.Port, PID: p.PID, UID: *p.UID, Reason: OtherUser})
+				l.Others = append(l.Others, OtherHolder{Port: ls.Port, PID: p.PID, UID: *p.UID, Excluded: OtherUser})
 			}
 			continue
 		}
@@ -64,7 +64,7 @@ func List(f Filter) (Listing, error) {
 	}
 	for _, st := range s.ports {
 		for _, uid := range st.Hidden {
-			l.Others = append(l.Others, OtherHolder{Port: st.Port, UID: uid, Reason: OutOfSight})
+			l.Others = append(l.Others, OtherHolder{Port: st.Port, UID: uid, Excluded: OutOfSight})
 		}
 	}
 	out = append(out, hiddenDescendants(out, f)...)
@@ -130,7 +130,7 @@ func hiddenDescendants(listed []Process, f Filter) []Process {
 			if reason := f.matches(p); reason != "" && !(r.Verdict == probe.Unverifiable && (f.AnyUser || mine(p))) {
 				continue // the matched ones of a container, or the unverifiable
 			}
-			trace.Printf("ps: %d below supervisor %d is %s: %s", m.PID, sup, r.Verdict, r.Reason)
+			trace.Printf("ps: %d below supervisor %d is %s: %s", m.PID, sup, r.Verdict, r.Why.Kind)
 			out = append(out, p)
 		}
 	}

@@ -22,9 +22,9 @@ type Process struct {
 	// Ports are the listeners it holds: of the ports asked about, or all
 	// of them when listing.
 	Ports []Listener
-	// Protected says why it is never signalled: PID 1, tether itself or
-	// one of its ancestors.
-	Protected string
+	// Protected says why it is never signalled: PID 1, the caller or
+	// one of its ancestors; "" for a process that may be.
+	Protected Protection
 	// Manager is who runs a holder of a port tether did not start, when
 	// a container engine or a service manager does: such a holder is
 	// stopped through its engine, or never signalled.
@@ -46,7 +46,7 @@ type Process struct {
 type snapshot struct {
 	procs     []Process
 	records   *runRecords
-	protected map[int]string
+	protected map[int]Protection
 	// runs are the processes carrying the markers (any user's, any
 	// state), by the run id in their environment. With ports asked
 	// about they are scanned for (runEntries) only once a run is to be

@@ -62,8 +62,8 @@ type Result struct {
 	// Excluded is the kind of reason a Skipped (or Changed, no longer
 	// selected) process was left out; "" for another outcome. With the
 	// Process's fields (or Cause.Again's), it is what a caller words, and
-	// what would include it. (Not Reason: that is the embedded
-	// probe.Report's, why the process has its verdict.)
+	// what would include it; the embedded probe.Report's Why is what the
+	// process's verdict rests on.
 	Excluded Reason
 	// Cause is why a selected process was Changed, Failed or Survived;
 	// the zero Cause for another outcome.

@@ -176,7 +176,7 @@ func TestCheckedTheMomentStartReturns(t *testing.T) {
 				_ = cmd.Wait()
 				if err != nil || r.Verdict != probe.Supervised {
 					mu.Lock()
-					wrong = append(wrong, fmt.Sprintf("%d: %s (%s) %v", r.PID, r.Verdict, r.Reason, err))
+					wrong = append(wrong, fmt.Sprintf("%d: %s (%s) %v", r.PID, r.Verdict, r.Why.Kind, err))
 					mu.Unlock()
 				}
 			}

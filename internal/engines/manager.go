@@ -1,10 +1,5 @@
 package engines
 
-import (
-	"strconv"
-	"strings"
-)
-
 // Manager is who runs a process when it is not its own: a container
 // engine or a service manager.
 type Manager struct {
@@ -74,78 +69,6 @@ const (
 	PM2         = "pm2"
 	Supervisord = "supervisord"
 )
-
-// String names the manager as a user reads it: "container tb1 (bb:1,
-// 8e3f1371fb44) via Docker", with ", compose app/db" when its labels name
-// a compose project and " (rootless, uid 1001)" after a user's own
-// engine; "unit nginx.service"; "user unit x.service"; "pm2 process api
-// (daemon 4242)". A container whose engine was not asked is named by its
-// short id.
-func (m *Manager) String() string {
-	if m == nil {
-		return "no manager"
-	}
-	switch m.Kind {
-	case Unit:
-		if m.User {
-			return "user unit " + m.Name
-		}
-		return "unit " + m.Name
-	case ProcessManager:
-		what := "process"
-		if m.Engine == Supervisord {
-			what = "program"
-		}
-		s := m.Engine + " " + what
-		if m.Name != "" {
-			s += " " + m.Name
-		}
-		if m.Daemon > 0 {
-			s += " (daemon " + strconv.Itoa(m.Daemon) + ")"
-		}
-		return s
-	case Container:
-	default:
-		return string(m.Kind) + " " + m.Name
-	}
-	var b strings.Builder
-	b.WriteString("container")
-	short := ShortID(m.ID)
-	var detail []string
-	if m.Image != "" {
-		detail = append(detail, m.Image)
-	}
-	switch {
-	case m.Name != "":
-		b.WriteString(" " + m.Name)
-		if short != "" {
-			detail = append(detail, short)
-		}
-	case short != "":
-		b.WriteString(" " + short)
-	default:
-		b.WriteString(" (unknown)")
-	}
-	if len(detail) > 0 {
-		b.WriteString(" (" + strings.Join(detail, ", ") + ")")
-	}
-	switch {
-	case m.Engine != "":
-		b.WriteString(" via " + m.Engine)
-	case m.Helper != "":
-		b.WriteString(" via an engine not known (" + m.Helper + ")")
-	}
-	if m.Rootless {
-		b.WriteString(" (rootless, uid " + strconv.Itoa(m.UID) + ")")
-	}
-	if m.Project != "" {
-		b.WriteString(", compose " + m.Project)
-		if m.Service != "" {
-			b.WriteString("/" + m.Service)
-		}
-	}
-	return b.String()
-}
 
 // ShortID is the first 12 characters of a container id, as engines show
 // it.

@@ -6,39 +6,6 @@ import (
 	"testing"
 )
 
-func TestManagerString(t *testing.T) {
-	tests := []struct {
-		m   *Manager
-		str string
-	}{
-		{&Manager{Kind: Container, Engine: Docker, ID: idA, Name: "tb1", Image: "bb:1"},
-			"container tb1 (bb:1, ca978112ca1b) via Docker"},
-		{&Manager{Kind: Container, Engine: Docker, ID: idA, Name: "app-db-1", Image: "postgres:16", Project: "app", Service: "db"},
-			"container app-db-1 (postgres:16, ca978112ca1b) via Docker, compose app/db"},
-		{&Manager{Kind: Container, Engine: Docker, ID: idA, Name: "x", Project: "app"},
-			"container x (ca978112ca1b) via Docker, compose app"},
-		{&Manager{Kind: Container, Engine: Podman, ID: idB, Name: "cache", Image: "redis:7", Proxy: true},
-			"container cache (redis:7, 3e23e8160039) via Podman"},
-		// The engine could not be asked: the id is all there is.
-		{&Manager{Kind: Container, Engine: Docker, ID: idA, Unreachable: errors.New("no socket")},
-			"container ca978112ca1b via Docker"},
-		{&Manager{Kind: Container, Engine: Containerd, ID: idA},
-			"container ca978112ca1b via containerd"},
-		{&Manager{Kind: Container, Engine: Kubernetes, ID: idA}, "container ca978112ca1b via Kubernetes"},
-		{&Manager{Kind: Container, Engine: Docker, Proxy: true}, "container (unknown) via Docker"},
-		{&Manager{Kind: Unit, Name: "nginx.service"}, "unit nginx.service"},
-		{&Manager{Kind: Unit, Name: "vite.service", User: true, UID: 1000}, "user unit vite.service"},
-		{&Manager{Kind: Unit, Name: `openvpn-client@home\x2dvpn.service`}, `unit openvpn-client@home\x2dvpn.service`},
-		{&Manager{Kind: Container, Engine: Docker, Name: "it's"}, "container it's via Docker"},
-		{nil, "no manager"},
-	}
-	for _, tt := range tests {
-		if got := tt.m.String(); got != tt.str {
-			t.Errorf("String() = %q, want %q", got, tt.str)
-		}
-	}
-}
-
 func TestEndpoints(t *testing.T) {
 	env := func(kv ...string) where {
 		m := map[string]string{}

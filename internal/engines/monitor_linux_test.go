@@ -95,9 +95,6 @@ func TestOfProgramOfProcessManager(t *testing.T) {
 	if m == nil || m.Kind != ProcessManager || m.Engine != Supervisord || m.Name != "web" || m.Daemon != daemon {
 		t.Fatalf("Of(program of supervisord) = %+v", m)
 	}
-	if got, want := m.String(), "supervisord program web (daemon "+strconv.Itoa(daemon)+")"; got != want {
-		t.Errorf("String = %q, want %q", got, want)
-	}
 	_, kid = parentAndChild(t, "supervisord", []string{"SUPERVISOR_PROCESS_NAME=w1", "SUPERVISOR_GROUP_NAME=pool"})
 	if m := find(proc.Host(), kid, isolated(t, nil)); m == nil || m.Engine != Supervisord || m.Name != "pool:w1" {
 		t.Errorf("Of(program of a group) = %+v", m)

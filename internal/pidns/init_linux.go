@@ -18,8 +18,8 @@ import (
 
 // Main is the init of a contained run's PID namespace: args are the
 // grace in nanoseconds, the numbers the extra descriptors are to have in
-// the command (comma-separated, "-" for none), the command's path and
-// its arguments; file descriptor 3 is the pipe to the supervisor, and the
+// the command (comma-separated, "-" for none), the command's credential
+// ("-" for the init's own), the command's path and its arguments; file descriptor 3 is the pipe to the supervisor, and the
 // extra descriptors follow it one after the other (4 and on). It returns
 // the exit status.
 //
@@ -37,44 +37,13 @@ import (
 // namespace: TERM, up to the grace, then its own exit, on which the
 // kernel kills whatever is left.
 func Main(args []string) int {
-	if len(args) < 5 || os.Getpid() != 1 {
-		fmt.Fprintln(os.Stderr, "tether-init: want GRACE_NS EXTRA_FDS CREDENTIAL PATH ARGV..., as the init of a PID namespace")
-		return 125
-	}
-	grace, err := strconv.ParseInt(args[0], 10, 64)
-	if err != nil || grace < 0 {
-		fmt.Fprintln(os.Stderr, "tether-init: bad grace", args[0])
-		return 125
-	}
-	files, ok := extraFiles(args[1])
+	in, ok := parseInitArgs(args)
 	if !ok {
-		fmt.Fprintln(os.Stderr, "tether-init: bad targets of extra descriptors", args[1])
 		return 125
 	}
-	cred, ok := parseCredential(args[2])
-	if !ok {
-		fmt.Fprintln(os.Stderr, "tether-init: bad credential", args[2])
-		return 125
-	}
-	args = args[2:]
 	syscall.CloseOnExec(3)
 	reports := os.NewFile(3, "supervisor")
-	// Every signal is caught, and none but SIGCHLD acted on: caught
-	// rather than ignored, so that the command starts with the default
-	// dispositions (an ignored signal stays ignored across execve), but
-	// for those the init was started with ignored: the supervisor's
-	// caller left them so (nohup's HUP), and the command gets them
-	// ignored as it would without tether. A channel of its own for
-	// SIGCHLD, which no flood of others can crowd out; one waiting is
-	// enough, as each is followed by a reap of every child that has
-	// exited.
-	other, sigchld := make(chan os.Signal, 1), make(chan os.Signal, 1)
-	signal.Notify(other, caught()...)
-	signal.Notify(sigchld, syscall.SIGCHLD)
-	go func() {
-		for range other {
-		}
-	}()
+	sigchld := catchSignals()
 	// The command is started from this thread, which alone holds the
 	// capability to mount (through a user namespace): dropped here, it
 	// is not passed on.
@@ -84,11 +53,10 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "tether-init: drop capabilities: %v\n", err)
 		return 125
 	}
-	path, argv := args[1], args[2:]
-	child, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+	child, err := syscall.ForkExec(in.path, in.argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
-		Files: files,
-		Sys:   &syscall.SysProcAttr{Credential: cred},
+		Files: in.files,
+		Sys:   &syscall.SysProcAttr{Credential: in.cred},
 	})
 	if err != nil {
 		// The supervisor says it, as it says a failure of its own
@@ -97,12 +65,67 @@ func Main(args []string) int {
 		reportExecFailed(reports, err)
 		return exitcode.Exec(err)
 	}
-	trace.Printf("init: started %s as %d", path, child)
+	trace.Printf("init: started %s as %d", in.path, child)
 	reportStarted(reports)
 	status := initWait(child, sigchld, reports)
 	reportExit(reports, uint32(status))
-	endNamespace(time.Duration(grace), sigchld)
+	endNamespace(in.grace, sigchld)
 	return exitcode.Wait(status)
+}
+
+// initCommand is what Main's arguments say to run, parsed.
+type initCommand struct {
+	grace time.Duration
+	files []uintptr
+	cred  *syscall.Credential
+	path  string
+	argv  []string
+}
+
+// parseInitArgs parses Main's arguments, and checks that it runs as the
+// init of a PID namespace; where not, it says what is wrong on standard
+// error, naming the bad argument.
+func parseInitArgs(args []string) (in initCommand, ok bool) {
+	if len(args) < 5 || os.Getpid() != 1 {
+		fmt.Fprintln(os.Stderr, "tether-init: want GRACE_NS EXTRA_FDS CREDENTIAL PATH ARGV..., as the init of a PID namespace")
+		return in, false
+	}
+	grace, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil || grace < 0 {
+		fmt.Fprintln(os.Stderr, "tether-init: bad grace", args[0])
+		return in, false
+	}
+	in.grace = time.Duration(grace)
+	if in.files, ok = extraFiles(args[1]); !ok {
+		fmt.Fprintln(os.Stderr, "tether-init: bad targets of extra descriptors", args[1])
+		return in, false
+	}
+	if in.cred, ok = parseCredential(args[2]); !ok {
+		fmt.Fprintln(os.Stderr, "tether-init: bad credential", args[2])
+		return in, false
+	}
+	in.path, in.argv = args[3], args[4:]
+	return in, true
+}
+
+// catchSignals catches every signal, and acts on none but SIGCHLD,
+// whose channel it returns: caught rather than ignored, so that the
+// command starts with the default dispositions (an ignored signal stays
+// ignored across execve), but for those the init was started with
+// ignored: the supervisor's caller left them so (nohup's HUP), and the
+// command gets them ignored as it would without tether. SIGCHLD has a
+// channel of its own, which no flood of others can crowd out; one
+// waiting is enough, as each is followed by a reap of every child that
+// has exited.
+func catchSignals() chan os.Signal {
+	other, sigchld := make(chan os.Signal, 1), make(chan os.Signal, 1)
+	signal.Notify(other, caught()...)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	go func() {
+		for range other {
+		}
+	}()
+	return sigchld
 }
 
 // caught are the signals the init catches: every one but those it was

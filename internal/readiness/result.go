@@ -1,6 +1,7 @@
 package readiness
 
 import (
+	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/probe"
 )
@@ -61,5 +62,5 @@ type Holder struct {
 	Ports []sockets.Listener
 	// Protected says why it is never signalled (PID 1, the caller or an
 	// ancestor of it): "" for any other process.
-	Protected string
+	Protected kill.Protection
 }
