@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/procid"
@@ -251,7 +252,7 @@ func hostSIGKILL(t *testing.T, replace bool) {
 		if first == 0 {
 			t.Fatal("the host has no watchdog")
 		}
-		h, err := proc.Host().Open(first)
+		h, err := pidfd.Open(proc.Host(), first)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/procid"
@@ -242,7 +243,7 @@ func mcpName(pid int) string {
 // then sent SIGKILL through the handle.
 func mcpEnd(ms []procid.ID) {
 	for _, m := range ms {
-		h, err := proc.Host().Open(m.PID)
+		h, err := pidfd.Open(proc.Host(), m.PID)
 		if err != nil {
 			continue
 		}

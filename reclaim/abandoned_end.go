@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/procid"
@@ -49,7 +50,7 @@ type AbandonedEnd struct {
 func EndAbandoned(ctx context.Context, trees []Abandoned, act AbandonedAction) []AbandonedEnd {
 	fs := proc.Host()
 	out := make([]AbandonedEnd, len(trees))
-	handles := map[procid.ID]*proc.Handle{}
+	handles := map[procid.ID]*pidfd.Handle{}
 	defer func() {
 		for _, h := range handles {
 			h.Close()
@@ -77,7 +78,7 @@ func EndAbandoned(ctx context.Context, trees []Abandoned, act AbandonedAction) [
 }
 
 // endTrees ends the trees at idx together, one escalation for all.
-func endTrees(ctx context.Context, fs proc.FS, trees []Abandoned, idx []int, handles map[procid.ID]*proc.Handle, act AbandonedAction, out []AbandonedEnd) {
+func endTrees(ctx context.Context, fs proc.FS, trees []Abandoned, idx []int, handles map[procid.ID]*pidfd.Handle, act AbandonedAction, out []AbandonedEnd) {
 	treeOf := map[procid.ID]int{}
 	for _, i := range idx {
 		for _, id := range trees[i].IDs() {
@@ -118,10 +119,10 @@ func gone(err error) bool {
 // ones held. An error is a member that could not be held for another
 // reason than its end (no descriptor left, a refusal): the tree's
 // handles are closed and it is not to be signalled.
-func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*proc.Handle) ([]procid.ID, error) {
+func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*pidfd.Handle) ([]procid.ID, error) {
 	var held []procid.ID
 	for _, id := range ids {
-		h, err := fs.Open(id.PID)
+		h, err := pidfd.Open(fs, id.PID)
 		if errors.Is(err, proc.ErrGone) {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
@@ -382,7 +383,7 @@ func TestRecycledPIDIsNotSignalled(t *testing.T) {
 				if err != nil || len(found) != 1 || found[0].PID != old.PID() {
 					t.Fatalf("Find: %v %+v", err, found)
 				}
-				if variant == "pidfs identity" && proc.Host().Identity(old.PID()) == 0 {
+				if variant == "pidfs identity" && pidfd.Identity(proc.Host(), old.PID()) == 0 {
 					// The portable path (the tetherportable tag) has no
 					// pidfd, and a PID recycled within one clock tick has
 					// the same start time: only the start-time variant

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
@@ -133,7 +134,7 @@ func (s *snapshot) runsOf(id string) []procid.ID {
 // before the check, so that the check describes the process the
 // identity names (or sees a different start time).
 func (s *snapshot) check(pid int, f Filter) (Process, error) {
-	id := proc.Host().Identity(pid)
+	id := pidfd.Identity(proc.Host(), pid)
 	r, err := probe.Check(pid, f.query())
 	return Process{Report: r, Protected: s.protected[pid], identity: id}, err
 }

@@ -3,11 +3,13 @@ package reclaim
 import (
 	"context"
 	"errors"
+	"github.com/tetherproc/tether/internal/signame"
 	"syscall"
 	"time"
 
 	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/sockets"
@@ -117,8 +119,8 @@ func (s *snapshot) terminateAll(ctx context.Context, results []Result, f Filter,
 // target is a selected process held by a handle, on its way out.
 type target struct {
 	r       *Result
-	h       *proc.Handle
-	via     *proc.Handle // its supervisor's, with Action.ViaSupervisor
+	h       *pidfd.Handle
+	via     *pidfd.Handle // its supervisor's, with Action.ViaSupervisor
 	viaPID  int
 	exited  bool
 	sendErr error
@@ -130,7 +132,7 @@ type target struct {
 // old handle cannot reach it. It returns nil, with r's outcome set, when
 // the process is not to be signalled.
 func (s *snapshot) open(r *Result, f Filter) *target {
-	h, err := proc.Host().Open(r.PID)
+	h, err := pidfd.Open(proc.Host(), r.PID)
 	if errors.Is(err, proc.ErrGone) {
 		r.Outcome = AlreadyGone
 		return nil
@@ -162,12 +164,12 @@ func (s *snapshot) open(r *Result, f Filter) *target {
 // handle is open) and may still be ended in p's place (throughSupervisor
 // said so before its run was left unwidened); nil otherwise, and p is
 // then signalled itself.
-func (s *snapshot) openSupervisor(p Process) (*proc.Handle, int) {
+func (s *snapshot) openSupervisor(p Process) (*pidfd.Handle, int) {
 	pid, ok := s.supervisorPID(p)
 	if !ok {
 		return nil, 0
 	}
-	h, err := proc.Host().Open(pid)
+	h, err := pidfd.Open(proc.Host(), pid)
 	if err != nil {
 		return nil, 0
 	}
@@ -246,11 +248,11 @@ func (e *escalation) wait(deadline time.Time) {
 		// A context that can end: it is looked at between short waits.
 		deadline = minTime(deadline, time.Now().Add(hurryEvery))
 	}
-	hs := make([]*proc.Handle, len(ts))
+	hs := make([]*pidfd.Handle, len(ts))
 	for i, t := range ts {
 		hs[i] = t.h
 	}
-	for i, done := range proc.Exited(hs, deadline) {
+	for i, done := range pidfd.Exited(hs, deadline) {
 		ts[i].exited = ts[i].exited || done
 	}
 }
@@ -290,7 +292,7 @@ func sendVia(t *target, sig syscall.Signal, sent map[int]bool) error {
 	}
 	if err := t.via.Signal(sig); err != nil {
 		// The supervisor went meanwhile: the process itself, then.
-		trace.Printf("reclaim: %s to the supervisor of %d: %v; to the process", proc.SignalName(sig), t.r.PID, err)
+		trace.Printf("reclaim: %s to the supervisor of %d: %v; to the process", signame.Name(sig), t.r.PID, err)
 		t.via = nil
 		err = t.h.Signal(sig)
 		if err == nil {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
@@ -34,7 +35,7 @@ type Child struct {
 	// handle is a pidfd on the child, opened as it was forked (nil
 	// without pidfds): whether it was reaped, whether it is done, and
 	// its signals, without a read of /proc. Closed by finish.
-	handle *proc.Handle
+	handle *pidfd.Handle
 
 	// Guarded by host.mu: whether the child's group was said to be
 	// gone, and whether its end was claimed (by its Stop, the Host's
@@ -135,7 +136,7 @@ func (c *Child) start() error {
 	// Read before the caller can reap it: its PID is its own until then.
 	if st, err := proc.Host().Stat(c.pid); err == nil {
 		c.started = st.StartTime
-		c.handle, _ = proc.OpenChild(c.pid)
+		c.handle, _ = pidfd.OpenChild(c.pid)
 	}
 	wd.RunGroup(c.cfg.RunID, c.pid)
 	return nil
@@ -213,7 +214,7 @@ func (c *Child) reaped() (reaped, ok bool) {
 }
 
 // member reports whether m is the child itself, and its handle.
-func (c *Child) member(m procid.ID) (*proc.Handle, bool) {
+func (c *Child) member(m procid.ID) (*pidfd.Handle, bool) {
 	if c.handle != nil && m == (procid.ID{PID: c.pid, StartTime: c.started}) {
 		return c.handle, true
 	}

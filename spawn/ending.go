@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
@@ -261,15 +262,15 @@ const waitOn = 64
 // and a wait that returned at once would spin over the looks.
 func (en *ending) wait(deadline time.Time) {
 	until := time.Now().Add(min(5*time.Millisecond, max(time.Millisecond, time.Until(deadline))))
-	hs := make([]*proc.Handle, 0, min(len(en.owner), waitOn))
-	var opened []*proc.Handle
+	hs := make([]*pidfd.Handle, 0, min(len(en.owner), waitOn))
+	var opened []*pidfd.Handle
 	for m, c := range en.owner {
 		if len(hs) == waitOn {
 			break
 		}
 		if h, ok := c.member(m); ok {
 			hs = append(hs, h) // the child's own, kept
-		} else if h, err := proc.Host().Open(m.PID); err == nil {
+		} else if h, err := pidfd.Open(proc.Host(), m.PID); err == nil {
 			hs = append(hs, h)
 			opened = append(opened, h)
 		}
@@ -278,7 +279,7 @@ func (en *ending) wait(deadline time.Time) {
 		time.Sleep(time.Until(until))
 		return
 	}
-	proc.Exited(hs, until)
+	pidfd.Exited(hs, until)
 	for _, h := range opened {
 		h.Close()
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/marker"
@@ -251,7 +252,7 @@ func TestHostWatchdogReplaced(t *testing.T) {
 	if len(first) != 1 {
 		t.Fatalf("%d watchdogs; want 1", len(first))
 	}
-	h2, err := proc.Host().Open(first[0])
+	h2, err := pidfd.Open(proc.Host(), first[0])
 	if err != nil {
 		t.Fatal(err)
 	}

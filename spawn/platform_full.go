@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
@@ -99,7 +100,7 @@ var platformGuarantees = Guarantees{ParentDeathSignal: true, Cgroups: true}
 
 // pidfds says this kernel gives pidfds (Linux 5.3), which signals go
 // through.
-func pidfds() bool { ok, _ := proc.Pidfds(); return ok }
+func pidfds() bool { ok, _ := pidfd.Pidfds(); return ok }
 
 // cgroupsHere: cgroups are Linux's, and the machine says the rest.
 func cgroupsHere() error { return nil }

@@ -1,6 +1,7 @@
 package kill_test
 
 import (
+	"github.com/tetherproc/tether/internal/signame"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -64,7 +65,7 @@ func TestEscalationEndsAGrowingSet(t *testing.T) {
 			return live(), false
 		},
 		Send: func(m procid.ID, sig syscall.Signal) error {
-			sent[m.PID] = append(sent[m.PID], proc.SignalName(sig))
+			sent[m.PID] = append(sent[m.PID], signame.Name(sig))
 			return kill.SignalIn(fs, m, sig)
 		},
 		Wait: func(deadline time.Time) {

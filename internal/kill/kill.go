@@ -3,9 +3,11 @@ package kill
 import (
 	"errors"
 	"fmt"
+	"github.com/tetherproc/tether/internal/signame"
 	"syscall"
 	"time"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
@@ -25,7 +27,7 @@ func Signal(m procid.ID, sig syscall.Signal) error { return SignalIn(proc.Host()
 // reaped by its own parent) is never signalled. ErrGone when m no longer
 // holds its PID.
 func SignalIn(fs proc.FS, m procid.ID, sig syscall.Signal) error {
-	h, err := fs.Open(m.PID)
+	h, err := pidfd.Open(fs, m.PID)
 	if err != nil {
 		return err
 	}
@@ -152,9 +154,9 @@ func (e Escalation) send(m procid.ID, sig syscall.Signal) {
 	err := e.Send(m, sig)
 	switch {
 	case err == nil:
-		trace.Printf("%s: %s to %d", e.What, proc.SignalName(sig), m.PID)
+		trace.Printf("%s: %s to %d", e.What, signame.Name(sig), m.PID)
 	case errors.Is(err, proc.ErrGone):
 	default:
-		trace.Printf("%s: %s to %d failed: %v", e.What, proc.SignalName(sig), m.PID, err)
+		trace.Printf("%s: %s to %d failed: %v", e.What, signame.Name(sig), m.PID, err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
@@ -33,7 +34,7 @@ type Init struct {
 	// command is the init's child, as this /proc numbers it, held by a
 	// pidfd so that no recycled PID is signalled; nil until started.
 	mu      sync.Mutex
-	command *proc.Handle
+	command *pidfd.Handle
 	cmdPID  int
 	reading bool
 	// execErr is the errno the init could not execute the command with.
@@ -175,7 +176,7 @@ func (in *Init) hold(init int) {
 	if first == 0 {
 		return
 	}
-	h, err := fs.Open(first)
+	h, err := pidfd.Open(fs, first)
 	if err != nil {
 		return
 	}

@@ -1,19 +1,21 @@
 //go:build unix && (!linux || tetherportable)
 
-package proc
+package pidfd
 
 import (
 	"syscall"
 	"time"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // Handle holds one process by its PID and the start time it had when
 // opened: there is no pidfd here (handle_start.go).
 type Handle struct{ h startHandle }
 
-// Open opens a handle on pid; ErrGone when no process has it.
-func (fs FS) Open(pid int) (*Handle, error) {
-	h, err := fs.openByStart(pid)
+// Open opens a handle on pid; proc.ErrGone when no process has it.
+func Open(fs proc.FS, pid int) (*Handle, error) {
+	h, err := openByStart(fs, pid)
 	if err != nil {
 		return nil, err
 	}
@@ -27,9 +29,9 @@ func (h *Handle) Close() {}
 func (h *Handle) Identity() uint64 { return 0 }
 
 // Identity has nothing finer than the start time to offer here: 0.
-func (fs FS) Identity(pid int) uint64 { return 0 }
+func Identity(fs proc.FS, pid int) uint64 { return 0 }
 
-// Signal sends sig to the process if it still holds its PID; ErrGone
+// Signal sends sig to the process if it still holds its PID; proc.ErrGone
 // once it has exited.
 func (h *Handle) Signal(sig syscall.Signal) error { return h.h.signal(sig) }
 

@@ -1,18 +1,23 @@
 //go:build !unix
 
-package proc
+package pidfd
 
 import (
 	"syscall"
 	"time"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // Handle cannot be had on this platform: Open always fails, closed.
 type Handle struct{}
 
-// Open fails: this platform has no reader, and nothing unverified is
-// ever signalled.
-func (fs FS) Open(pid int) (*Handle, error) { return nil, unsupported(pid) }
+// Open fails as the reader of this platform fails (it has none), and
+// nothing unverified is ever signalled.
+func Open(fs proc.FS, pid int) (*Handle, error) {
+	_, err := fs.Process(pid)
+	return nil, err
+}
 
 // Close does nothing.
 func (h *Handle) Close() {}
@@ -21,10 +26,13 @@ func (h *Handle) Close() {}
 func (h *Handle) Identity() uint64 { return 0 }
 
 // Identity is 0: nothing is known.
-func (fs FS) Identity(pid int) uint64 { return 0 }
+func Identity(fs proc.FS, pid int) uint64 { return 0 }
 
 // Signal fails: see Open.
-func (h *Handle) Signal(sig syscall.Signal) error { return unsupported(0) }
+func (h *Handle) Signal(sig syscall.Signal) error {
+	_, err := proc.Host().Process(0)
+	return err
+}
 
 // Exited reports nothing exited: see Open.
 func Exited(hs []*Handle, deadline time.Time) []bool { return make([]bool, len(hs)) }

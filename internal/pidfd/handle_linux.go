@@ -1,13 +1,16 @@
 //go:build linux && !tetherportable
 
-package proc
+package pidfd
 
 import (
 	"fmt"
+	"github.com/tetherproc/tether/internal/signame"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // Handle holds one process through a pidfd: a signal sent through it
@@ -22,10 +25,10 @@ type Handle struct {
 	start startHandle
 }
 
-// Open opens a handle on pid; ErrGone when no process has it.
-func (fs FS) Open(pid int) (*Handle, error) {
+// Open opens a handle on pid; proc.ErrGone when no process has it.
+func Open(fs proc.FS, pid int) (*Handle, error) {
 	if ok, _ := Pidfds(); !ok {
-		h, err := fs.openByStart(pid)
+		h, err := openByStart(fs, pid)
 		if err != nil {
 			return nil, err
 		}
@@ -33,10 +36,10 @@ func (fs FS) Open(pid int) (*Handle, error) {
 	}
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err == unix.ESRCH {
-		return nil, &readError{what: fmt.Sprintf("pidfd_open %d", pid), kind: ErrGone, err: err}
+		return nil, &classified{what: fmt.Sprintf("pidfd_open %d", pid), kind: proc.ErrGone, err: err}
 	}
 	if err != nil {
-		return nil, &readError{what: fmt.Sprintf("pidfd_open %d", pid), kind: ErrUnverifiable, err: err}
+		return nil, &classified{what: fmt.Sprintf("pidfd_open %d", pid), kind: proc.ErrUnverifiable, err: err}
 	}
 	return &Handle{pid: pid, fd: fd}, nil
 }
@@ -72,8 +75,8 @@ func (h *Handle) Identity() uint64 {
 
 // Identity is Handle.Identity for a PID, through a handle of its own; 0
 // when none can be had.
-func (fs FS) Identity(pid int) uint64 {
-	h, err := fs.Open(pid)
+func Identity(fs proc.FS, pid int) uint64 {
+	h, err := Open(fs, pid)
 	if err != nil {
 		return 0
 	}
@@ -81,17 +84,17 @@ func (fs FS) Identity(pid int) uint64 {
 	return h.Identity()
 }
 
-// Signal sends sig to the process; ErrGone once it has exited.
+// Signal sends sig to the process; proc.ErrGone once it has exited.
 func (h *Handle) Signal(sig syscall.Signal) error {
 	if h.fd < 0 {
 		return h.start.signal(sig)
 	}
 	err := unix.PidfdSendSignal(h.fd, sig, nil, 0)
 	if err == unix.ESRCH {
-		return &readError{what: fmt.Sprintf("signal %d", h.pid), kind: ErrGone, err: err}
+		return &classified{what: fmt.Sprintf("signal %d", h.pid), kind: proc.ErrGone, err: err}
 	}
 	if err != nil {
-		return fmt.Errorf("signal %s to %d: %w", SignalName(sig), h.pid, err)
+		return fmt.Errorf("signal %s to %d: %w", signame.Name(sig), h.pid, err)
 	}
 	return nil
 }

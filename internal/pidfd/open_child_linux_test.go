@@ -1,6 +1,6 @@
 //go:build linux && !tetherportable
 
-package proc_test
+package pidfd_test
 
 import (
 	"os/exec"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 )
 
@@ -15,14 +16,14 @@ import (
 // runs, that it is done once it exits (a zombie, not yet reaped), and
 // that it was reaped once its waiter reaped it.
 func TestOpenChild(t *testing.T) {
-	if ok, _ := proc.Pidfds(); !ok {
+	if ok, _ := pidfd.Pidfds(); !ok {
 		t.Skip("no pidfds on this kernel")
 	}
 	cmd := exec.Command("/bin/sleep", "60")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h, ok := proc.OpenChild(cmd.Process.Pid)
+	h, ok := pidfd.OpenChild(cmd.Process.Pid)
 	if !ok {
 		t.Fatal("OpenChild refused a child just started")
 	}
@@ -62,7 +63,7 @@ func TestOpenChild(t *testing.T) {
 // its stat, as one that is wholly gone is; its handle tells them apart:
 // it is not done, and its running thread's children are found.
 func TestDoneLeaderExited(t *testing.T) {
-	if ok, _ := proc.Pidfds(); !ok {
+	if ok, _ := pidfd.Pidfds(); !ok {
 		t.Skip("no pidfds on this kernel")
 	}
 	python, err := exec.LookPath("python3")
@@ -84,7 +85,7 @@ ctypes.CDLL(None).pthread_exit(None)
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
-	h, ok := proc.OpenChild(pid)
+	h, ok := pidfd.OpenChild(pid)
 	if !ok {
 		t.Fatal("OpenChild refused a child just started")
 	}

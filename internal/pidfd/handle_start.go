@@ -1,9 +1,10 @@
 //go:build unix
 
-package proc
+package pidfd
 
 import (
 	"fmt"
+	"github.com/tetherproc/tether/internal/signame"
 	"os"
 	"runtime"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // Where there is no pidfd (macOS, the portable path, a Linux before 5.3
@@ -21,13 +24,13 @@ import (
 
 // startHandle is a process held by its PID and start time.
 type startHandle struct {
-	fs        FS
+	fs        proc.FS
 	pid       int
 	startTime uint64
 }
 
-// openByStart holds pid by its start time; ErrGone when no process has it.
-func (fs FS) openByStart(pid int) (startHandle, error) {
+// openByStart holds pid by its start time; proc.ErrGone when no process has it.
+func openByStart(fs proc.FS, pid int) (startHandle, error) {
 	p, err := fs.Process(pid)
 	if err != nil {
 		return startHandle{}, err
@@ -40,17 +43,17 @@ func (fs FS) openByStart(pid int) (startHandle, error) {
 // leader has exited first still holds its files, its sockets among them).
 func (h startHandle) gone() bool {
 	p, err := h.fs.Process(h.pid)
-	return err != nil || p.StartTime != h.startTime || p.Zombie && h.fs.othersAlive(h.pid) == 0
+	return err != nil || p.StartTime != h.startTime || p.Zombie && othersAlive(h.fs, h.pid) == 0
 }
 
-// signal sends sig if the process still holds its PID; ErrGone once it
+// signal sends sig if the process still holds its PID; proc.ErrGone once it
 // has exited.
 func (h startHandle) signal(sig syscall.Signal) error {
 	if h.gone() {
-		return &readError{what: fmt.Sprintf("signal %d", h.pid), kind: ErrGone, err: unix.ESRCH}
+		return &classified{what: fmt.Sprintf("signal %d", h.pid), kind: proc.ErrGone, err: unix.ESRCH}
 	}
 	if err := unix.Kill(h.pid, sig); err != nil {
-		return fmt.Errorf("signal %s to %d: %w", SignalName(sig), h.pid, err)
+		return fmt.Errorf("signal %s to %d: %w", signame.Name(sig), h.pid, err)
 	}
 	return nil
 }
@@ -77,11 +80,11 @@ func pollExited(n int, gone func(i int) bool, deadline time.Time) []bool {
 // they have too. Linux lists them in /proc/PID/task; macOS reports a
 // process a zombie only once all its threads have exited, and elsewhere
 // nothing is known of threads: 0.
-func (fs FS) othersAlive(pid int) int {
+func othersAlive(fs proc.FS, pid int) int {
 	if runtime.GOOS != "linux" {
 		return 0
 	}
-	tasks, err := os.ReadDir(fs.root + "/" + strconv.Itoa(pid) + "/task")
+	tasks, err := os.ReadDir(fs.Root() + "/" + strconv.Itoa(pid) + "/task")
 	if err != nil {
 		return 0
 	}
