@@ -8,6 +8,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/peers"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -162,7 +163,7 @@ type openEnd struct {
 }
 
 // heldFds are the pipes and sockets a tree's members hold.
-type heldFds []proc.File
+type heldFds []sockets.File
 
 // otherEnd reports whether a member holds o's other end: a writer of an
 // input pipe, a reader of an output pipe, a socket's peer.
@@ -184,7 +185,7 @@ func (h heldFds) otherEnd(o openEnd) bool {
 func filesOf(fs proc.FS, ids []procid.ID) (heldFds, bool) {
 	var out heldFds
 	for _, id := range ids {
-		fs, err := fs.Files(id.PID)
+		fs, err := sockets.Files(fs, id.PID)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				continue // exited since

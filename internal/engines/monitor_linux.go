@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/sockets"
 )
 
 // monitorOf finds, without asking an engine, the conmon of the
@@ -111,10 +112,10 @@ func shimOf(fs proc.FS, ip string) string {
 			var addrs []netip.Addr
 			if want.Is4() {
 				b, _ := os.ReadFile(fs.Path(kid, "net/fib_trie"))
-				addrs = proc.ParseFibTrie(b)
+				addrs = sockets.ParseFibTrie(b)
 			} else {
 				b, _ := os.ReadFile(fs.Path(kid, "net/if_inet6"))
-				addrs = proc.ParseIfInet6(b)
+				addrs = sockets.ParseIfInet6(b)
 			}
 			if slices.Contains(addrs, want.Unmap()) {
 				return id

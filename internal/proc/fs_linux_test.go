@@ -88,13 +88,6 @@ func TestFSSystemFiles(t *testing.T) {
 	if want := time.Unix(1700000002, 5e8); err != nil || !at.Equal(want) {
 		t.Errorf("StartedAt(250) = %v, %v; want %v", at, err, want)
 	}
-	socks, err := fixtureFS.NetTable("tcp")
-	if err != nil || len(socks) == 0 {
-		t.Errorf("NetTable(tcp) = %v, %v; want the fixture's sockets", socks, err)
-	}
-	if socks, err := fixtureFS.NetTable("tcp6"); err != nil || socks != nil {
-		t.Errorf("NetTable(tcp6) of a kernel without it = %v, %v; want nothing", socks, err)
-	}
 }
 
 // Descendants, by parent links, finds what Subtree, by children lists,

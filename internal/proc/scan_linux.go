@@ -24,10 +24,10 @@ func (fs FS) PIDs() ([]int, error) {
 	return pidEntries(fd, 32<<10)
 }
 
-// parallel runs fn(i, buf) for i in [0, n) on two workers per core, each
+// Parallel runs fn(i, buf) for i in [0, n) on two workers per core, each
 // with its own scratch buffer, which fn may grow: the reads of a scan
 // spend their time in the kernel, so more workers than cores help.
-func parallel(n int, fn func(i int, buf *[]byte)) {
+func Parallel(n int, fn func(i int, buf *[]byte)) {
 	workers := min(2*runtime.NumCPU(), max(1, n/64))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -119,7 +119,7 @@ func (fs FS) scan(match func(env []byte) (string, bool)) (matched []Valued, exec
 	pids, _ := fs.PIDs()
 	self := os.Getpid()
 	var mu sync.Mutex
-	parallel(len(pids), func(i int, buf *[]byte) {
+	Parallel(len(pids), func(i int, buf *[]byte) {
 		pid := pids[i]
 		if pid == self {
 			return

@@ -1,6 +1,6 @@
-package proc
+package sockets
 
-// File is one pipe or socket a process holds (FS.Files): the file it
+// File is one pipe or socket a process holds (Files): the file it
 // names, by device and inode, which of the two it is, and whether the
 // process reads or writes through it.
 type File struct {

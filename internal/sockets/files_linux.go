@@ -1,18 +1,19 @@
-package proc
+package sockets
 
 import (
 	"fmt"
 	"os"
 	"strconv"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"golang.org/x/sys/unix"
 )
 
 // Files lists the pipes and sockets pid holds (the files a process talks
 // to another through): its fd directory read once, each descriptor
 // stat'ed through its link, and a pipe's open flags from its fdinfo.
-func (fs FS) Files(pid int) ([]File, error) {
-	dir := fs.root + "/" + strconv.Itoa(pid)
+func Files(fs proc.FS, pid int) ([]File, error) {
+	dir := fs.Root() + "/" + strconv.Itoa(pid)
 	names, err := readNames(dir + "/fd")
 	if err != nil {
 		return nil, err

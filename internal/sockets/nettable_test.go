@@ -1,4 +1,4 @@
-package proc_test
+package sockets
 
 import (
 	"net/netip"
@@ -11,7 +11,7 @@ import (
 
 func table(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "proc", "net", name))
+	data, err := os.ReadFile(filepath.Join("testdata", "net", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,30 +21,30 @@ func table(t testing.TB, name string) []byte {
 func TestParseNetTable(t *testing.T) {
 	tests := []struct {
 		file string
-		want []proc.Socket
+		want []Socket
 	}{
-		{"tcp", []proc.Socket{
+		{"tcp", []Socket{
 			{Addr: netip.MustParseAddr("127.0.0.1"), Port: 38080, State: 0x0A, Inode: 285292},
 			{Addr: netip.MustParseAddr("0.0.0.0"), Port: 2024, State: 0x0A, Inode: 1529},
 			// Both ends of a connection: not listeners.
 			{Addr: netip.MustParseAddr("127.0.0.1"), Port: 38080, State: 0x01, Inode: 285298},
 			{Addr: netip.MustParseAddr("127.0.0.1"), Port: 38090, State: 0x01, Inode: 285297},
 		}},
-		{"tcp6", []proc.Socket{
+		{"tcp6", []Socket{
 			{Addr: netip.MustParseAddr("::1"), Port: 38082, State: 0x0A, Inode: 0},
 			{Addr: netip.MustParseAddr("::"), Port: 38081, State: 0x0A, Inode: 0},
 		}},
-		{"udp", []proc.Socket{
+		{"udp", []Socket{
 			{Addr: netip.MustParseAddr("0.0.0.0"), Port: 38083, State: 0x07, Inode: 285295},
 			{Addr: netip.MustParseAddr("127.0.0.1"), Port: 38091, State: 0x01, Inode: 285299},
 		}},
-		{"udp6", []proc.Socket{
+		{"udp6", []Socket{
 			{Addr: netip.MustParseAddr("::"), Port: 38084, State: 0x07, Inode: 0},
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got, err := proc.ParseNetTable(table(t, tt.file))
+			got, err := ParseNetTable(table(t, tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestParseNetTable(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"short", "noheader"} {
-		if _, err := proc.ParseNetTable(table(t, bad)); err == nil {
+		if _, err := ParseNetTable(table(t, bad)); err == nil {
 			t.Errorf("ParseNetTable(%s): no error", bad)
 		}
 	}
@@ -71,7 +71,7 @@ func FuzzParseNetTable(f *testing.F) {
 		f.Add(table(f, name))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		socks, err := proc.ParseNetTable(data)
+		socks, err := ParseNetTable(data)
 		if err != nil {
 			return
 		}
@@ -81,4 +81,17 @@ func FuzzParseNetTable(f *testing.F) {
 			}
 		}
 	})
+}
+
+// NetTable reads the tables of a process table on disk as it reads the
+// live one.
+func TestNetTableOfFS(t *testing.T) {
+	fs := proc.NewFS("testdata/fs")
+	socks, err := NetTable(fs, "tcp")
+	if err != nil || len(socks) == 0 {
+		t.Errorf("NetTable(tcp) = %v, %v; want the fixture's sockets", socks, err)
+	}
+	if socks, err := NetTable(fs, "tcp6"); err != nil || socks != nil {
+		t.Errorf("NetTable(tcp6) of a kernel without it = %v, %v; want nothing", socks, err)
+	}
 }

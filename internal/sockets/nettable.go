@@ -1,36 +1,21 @@
-package proc
+package sockets
 
 import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/tetherproc/tether/internal/proc"
 	"net/netip"
 	"os"
 	"strconv"
 )
 
-// Socket is one line of /proc/net/tcp, tcp6, udp or udp6.
-type Socket struct {
-	Addr  netip.Addr // local address
-	Port  uint16     // local port
-	State uint8      // TCP: 0x0A is LISTEN; UDP: 0x07 is unconnected
-	UID   int
-	Inode uint64
-}
-
-// TCP and UDP states that mean "serving this port", as the kernel numbers
-// them in these tables and in sock_diag.
-const (
-	TCPListen      = 0x0A
-	UDPUnconnected = 0x07
-)
-
 // NetTable reads and parses net/NAME of the table (tcp, tcp6, udp or
 // udp6): the sockets of the reader's network namespace. A table the
 // kernel does not have (no IPv6) reads as empty.
-func (fs FS) NetTable(name string) ([]Socket, error) {
-	path := fs.root + "/net/" + name
+func NetTable(fs proc.FS, name string) ([]Socket, error) {
+	path := fs.Root() + "/net/" + name
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil

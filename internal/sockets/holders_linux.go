@@ -1,11 +1,12 @@
 //go:build linux
 
-package proc
+package sockets
 
 import (
 	"strconv"
 	"sync"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -47,7 +48,7 @@ func socketInodes(rootfd, pid int, dst []uint64, buf []byte) []uint64 {
 // SocketHolders finds the processes that hold any of the sockets named
 // by inode, reading the fd table of every process (only pids, when
 // given), two workers per core. It returns, per PID, the inodes it holds.
-func (fs FS) SocketHolders(inodes map[uint64]bool, pids []int) (map[int][]uint64, error) {
+func SocketHolders(fs proc.FS, inodes map[uint64]bool, pids []int) (map[int][]uint64, error) {
 	if len(inodes) == 0 {
 		return nil, nil
 	}
@@ -57,14 +58,14 @@ func (fs FS) SocketHolders(inodes map[uint64]bool, pids []int) (map[int][]uint64
 			return nil, err
 		}
 	}
-	rootfd, err := unix.Open(fs.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	rootfd, err := unix.Open(fs.Root(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer unix.Close(rootfd)
 	var mu sync.Mutex
 	out := map[int][]uint64{}
-	parallel(len(pids), func(i int, buf *[]byte) {
+	proc.Parallel(len(pids), func(i int, buf *[]byte) {
 		var held [16]uint64
 		for _, ino := range socketInodes(rootfd, pids[i], held[:0], *buf) {
 			if inodes[ino] {
