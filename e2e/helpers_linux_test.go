@@ -12,6 +12,7 @@ import (
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 )
 
 // helperEnv is the environment that makes the test binary, run by tether,
@@ -65,7 +66,7 @@ func needFull(t *testing.T, what string) {
 func strand(t *testing.T, tpid int, kill func()) {
 	t.Helper()
 	var wds []*pidfd.Handle
-	for _, c := range proc.Host().Children(tpid) {
+	for _, c := range ptree.Children(proc.Host(), tpid) {
 		if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
 			h, err := pidfd.Open(proc.Host(), c)
 			if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -169,9 +170,12 @@ func hostTreeOf(t *testing.T, cmd *exec.Cmd) (_ *exec.Cmd, stdin io.WriteCloser,
 		pid := pids[id]
 		// The grandchildren: one in a session of its own, one renamed.
 		proctest.Eventually(t, "child "+id+" has its two grandchildren", func() bool {
-			sub := fs.Subtree(pid, 0)
+			sub := ptree.Subtree(fs, pid, 0)
 			if portable {
-				sub = fs.Descendants(pid, 0, 0)
+				sub = nil
+				if snap, err := ptree.ReadSnapshot(fs); err == nil {
+					sub = snap.Subtree([]int{pid}, 0, 0)
+				}
 			}
 			renamed, setsid := false, false
 			for _, m := range sub {
@@ -234,7 +238,7 @@ func TestHostSIGKILLEndsEveryTree(t *testing.T) {
 // hostWatchdogOf is the host program's watchdog: its child that runs
 // the watchdog's host mode.
 func hostWatchdogOf(host int) int {
-	for _, pid := range proc.Host().Children(host) {
+	for _, pid := range ptree.Children(proc.Host(), host) {
 		if args, _ := proc.Host().Cmdline(pid); len(args) == 3 && args[1] == "tether-watchdog" && args[2] == "host" {
 			if st, err := proc.Host().Stat(pid); err == nil && !st.Zombie() {
 				return pid

@@ -10,6 +10,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/procid"
 )
@@ -104,7 +105,7 @@ func endTrees(ctx context.Context, fs proc.FS, trees []Abandoned, idx []int, han
 	}
 	runtree.Tree{What: "abandoned stdio trees", Sources: []runtree.Source{runtree.SourceFunc(list)}, Signal: sig, Send: send}.End(ctx, act.Grace)
 	for _, i := range idx {
-		out[i].Left = fs.Living(membersNow(fs, trees, []int{i}))
+		out[i].Left = ptree.Living(fs, membersNow(fs, trees, []int{i}))
 		out[i].Ended = len(out[i].Left) == 0
 	}
 }
@@ -146,7 +147,7 @@ func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*pidfd.Handle) (
 // stillAbandoned looks at the tree of root again, from a new snapshot:
 // 0 when it still is abandoned, otherwise why not.
 func stillAbandoned(fs proc.FS, root procid.ID, anyUser bool) AbandonedWhy {
-	snap, err := fs.Snapshot()
+	snap, err := ptree.ReadSnapshot(fs)
 	if err != nil {
 		return EndsUnknown
 	}
@@ -168,9 +169,9 @@ func membersNow(fs proc.FS, trees []Abandoned, idx []int) []procid.ID {
 	var ms []procid.ID
 	for _, i := range idx {
 		ms = append(ms, trees[i].IDs()...)
-		if fs.Alive(trees[i].Root) {
-			ms = append(ms, fs.Subtree(trees[i].Root.PID, 0)...)
+		if ptree.Alive(fs, trees[i].Root) {
+			ms = append(ms, ptree.Subtree(fs, trees[i].Root.PID, 0)...)
 		}
 	}
-	return fs.Living(proc.Unique(ms))
+	return ptree.Living(fs, ptree.Unique(ms))
 }

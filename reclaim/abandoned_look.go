@@ -8,6 +8,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/peers"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/procid"
 )
@@ -16,7 +17,7 @@ import (
 // process table it walks, and whose processes it selects.
 type looker struct {
 	fs        proc.FS
-	snap      *proc.Snapshot
+	snap      *ptree.Snapshot
 	uid       int
 	anyUser   bool
 	protected map[int]string
@@ -71,7 +72,7 @@ func (l *looker) tree(root proc.Process) (tree Abandoned, why AbandonedWhy, ok b
 	case engines.Of(root.PID) != nil:
 		return Abandoned{}, ManagedTree, true
 	}
-	ids := append([]procid.ID{{PID: root.PID, StartTime: root.StartTime}}, l.snap.Descendants([]int{root.PID}, 0, 0)...)
+	ids := append([]procid.ID{{PID: root.PID, StartTime: root.StartTime}}, l.snap.Subtree([]int{root.PID}, 0, 0)...)
 	if why := l.members(ids); why != 0 {
 		return Abandoned{}, why, true
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
@@ -124,7 +125,7 @@ func take(f Filter, runs bool) (*snapshot, error) {
 // is to be made whole, before anything is signalled.
 func (s *snapshot) runsOf(id string) []procid.ID {
 	if s.runs == nil && s.runEntries != nil {
-		ms, _ := proc.Host().ScanValues(s.runEntries, marker.RunIDVar)
+		ms, _ := ptree.ScanValues(proc.Host(), s.runEntries, marker.RunIDVar)
 		s.runs = byRun(ms)
 	}
 	return s.runs[id]
@@ -168,7 +169,7 @@ func (s *snapshot) lookPorts(ports []uint16, proto string) ([]int, map[int][]Lis
 // for the runs to be made whole.
 func (s *snapshot) scan(f Filter) []int {
 	var pids []int
-	ms, executing := proc.Host().ScanValues(f.Markers.Entries(f.Name), marker.RunIDVar)
+	ms, executing := ptree.ScanValues(proc.Host(), f.Markers.Entries(f.Name), marker.RunIDVar)
 	s.runs = byRun(ms)
 	for _, m := range ms {
 		// Another user's process is left out before the full check:
@@ -187,7 +188,7 @@ func (s *snapshot) scan(f Filter) []int {
 }
 
 // byRun sorts the marked processes by the run id they carry.
-func byRun(ms []proc.Valued) map[string][]procid.ID {
+func byRun(ms []ptree.Valued) map[string][]procid.ID {
 	out := map[string][]procid.ID{}
 	for _, m := range ms {
 		if m.Value != "" {

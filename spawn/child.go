@@ -16,6 +16,7 @@ import (
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
 )
@@ -145,7 +146,7 @@ func (c *Child) start() error {
 // list lists the child's tree, with the members kept before that are
 // still the same processes: an orphan leaves the child's subtree (the
 // program is no subreaper) but not the list. Under host.mu.
-func (c *Child) list(t *proc.Trees) []procid.ID {
+func (c *Child) list(t *ptree.Trees) []procid.ID {
 	ms, held := c.tree(t, c.kept)
 	if !held && !c.groupGone {
 		c.groupGone = true
@@ -157,7 +158,7 @@ func (c *Child) list(t *proc.Trees) []procid.ID {
 // tree lists the child's live tree: the child while it runs, its
 // subtree while its PID is its own (held: it runs, or exited unreaped),
 // and those of known still the same processes, with their subtrees.
-func (c *Child) tree(t *proc.Trees, known []procid.ID) (ms []procid.ID, held bool) {
+func (c *Child) tree(t *ptree.Trees, known []procid.ID) (ms []procid.ID, held bool) {
 	fs := proc.Host()
 	self := procid.ID{PID: c.pid, StartTime: c.started}
 	// Done is asked before Reaped: a child reaped between the two is
@@ -179,7 +180,7 @@ func (c *Child) tree(t *proc.Trees, known []procid.ID) (ms []procid.ID, held boo
 			if !st.Zombie() {
 				ms = append(ms, self)
 			}
-			ms = append(ms, t.SubtreeOf(st)...)
+			ms = append(ms, t.Subtree(st)...)
 		}
 	}
 	// Of the known, those still below the child are listed already, and
@@ -190,7 +191,7 @@ func (c *Child) tree(t *proc.Trees, known []procid.ID) (ms []procid.ID, held boo
 			rest = append(rest, m)
 		}
 	}
-	return proc.Unique(append(ms, t.AliveWithSubtrees(rest)...)), held
+	return ptree.Unique(append(ms, t.AliveWithSubtrees(rest)...)), held
 }
 
 // held reports whether the child's PID is still its own: it runs, or it

@@ -16,6 +16,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
@@ -97,7 +98,7 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 		searched: time.Now(),
 	}
 	held := make(map[*Child]bool, len(cs))
-	trees := proc.Host().Trees()
+	trees := ptree.Look(proc.Host())
 	h.mu.Lock()
 	for _, c := range cs {
 		if !c.groupGone {
@@ -188,7 +189,7 @@ func (en *ending) look() ([]procid.ID, bool) {
 			en.full = true
 			trace.Printf("%s: no children lists to follow: every process read for strays", en.what())
 		}
-		executing = len(fs.OwnedPIDs(ex, os.Getuid())) > 0
+		executing = len(ptree.OwnedPIDs(fs, ex, os.Getuid())) > 0
 		for _, v := range vs {
 			if c := en.byRun[v.Value]; c != nil && owner[v.ID] == nil {
 				owner[v.ID] = c
@@ -208,7 +209,7 @@ func (en *ending) look() ([]procid.ID, bool) {
 func (en *ending) trees() ([]procid.ID, map[procid.ID]*Child) {
 	owner := map[procid.ID]*Child{}
 	var all []procid.ID
-	t := proc.Host().Trees() // one look at every child's tree
+	t := ptree.Look(proc.Host()) // one look at every child's tree
 	add := func(c *Child, ms []procid.ID) {
 		for _, m := range ms {
 			if owner[m] == nil {

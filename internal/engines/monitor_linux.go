@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/sockets"
 )
 
@@ -32,7 +33,7 @@ func monitorOf(fs proc.FS, pid int, p *Proxy, uid int) *Proxy {
 		}
 		targets[netnsInode(p.Netns)] = true
 	} else {
-		for _, of := range append([]int{pid}, fs.Children(pid)...) {
+		for _, of := range append([]int{pid}, ptree.Children(fs, pid)...) {
 			for _, dir := range namespaceDirs(fs, of) {
 				targets[netnsInode(fs.Path(of, dir+"ns/net"))] = true
 			}

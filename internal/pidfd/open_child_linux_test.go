@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 )
 
 // A handle on the caller's child tells, without a read of /proc, that it
@@ -105,7 +106,7 @@ ctypes.CDLL(None).pthread_exit(None)
 	if h.Done() {
 		t.Error("leader exited, a thread running: Done() = true")
 	}
-	tree := proc.Host().Trees().SubtreeOf(st)
+	tree := ptree.Look(proc.Host()).Subtree(st)
 	if len(tree) != 1 {
 		t.Errorf("leader exited: subtree %v, want the running thread's sleep", tree)
 	}

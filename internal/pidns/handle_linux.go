@@ -15,6 +15,7 @@ import (
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -168,7 +169,7 @@ func (in *Init) read(init int) {
 func (in *Init) hold(init int) {
 	fs := proc.Host()
 	first, start := 0, uint64(0)
-	for _, pid := range fs.Children(init) {
+	for _, pid := range ptree.Children(fs, init) {
 		if st, err := fs.Stat(pid); err == nil && st.PPID == init && (first == 0 || st.StartTime < start) {
 			first, start = pid, st.StartTime
 		}

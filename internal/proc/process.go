@@ -3,8 +3,6 @@ package proc
 import (
 	"errors"
 	"fmt"
-
-	"github.com/tetherproc/tether/procid"
 )
 
 // Process is what the kernel tells about a PID without its environment.
@@ -20,13 +18,6 @@ type Process struct {
 	// environment and are never anyone's to signal.
 	KernelThread bool
 	Comm         string
-}
-
-// Valued is a process a scan matched, with the value of the variable
-// the scan was asked to read from its environment ("" where it has none).
-type Valued struct {
-	procid.ID
-	Value string
 }
 
 var (
@@ -63,15 +54,3 @@ type readError struct {
 
 func (e *readError) Error() string   { return e.what + ": " + e.err.Error() }
 func (e *readError) Unwrap() []error { return []error{e.kind, e.err} }
-
-// members are the members of vs, without their values.
-func members(vs []Valued, executing []int) ([]procid.ID, []int) {
-	if vs == nil {
-		return nil, executing
-	}
-	out := make([]procid.ID, len(vs))
-	for i, v := range vs {
-		out[i] = v.ID
-	}
-	return out, executing
-}

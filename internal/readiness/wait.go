@@ -7,6 +7,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/sockets"
 )
 
@@ -223,7 +224,7 @@ func exitedWithin(h *pidfd.Handle, d time.Duration) bool {
 // socket to a child it starts later.
 func (s Spec) owners() []int {
 	out := []int{s.PID}
-	for _, m := range proc.Host().Subtree(s.PID, 0) {
+	for _, m := range ptree.Subtree(proc.Host(), s.PID, 0) {
 		out = append(out, m.PID)
 	}
 	return out

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/kill"
-	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -89,7 +89,7 @@ func (t Tree) members() ([]procid.ID, bool) {
 		}
 	}
 	if merged {
-		out = proc.Unique(out)
+		out = ptree.Unique(out)
 	}
 	return out, unsettled
 }

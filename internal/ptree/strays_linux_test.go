@@ -1,4 +1,4 @@
-package proc_test
+package ptree_test
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -47,29 +48,29 @@ func TestStrays(t *testing.T) {
 	proctest.Eventually(t, "the stray to leave its parent and have its child, both past their execve", func() bool {
 		st, err := fs.Stat(pid)
 		stray = procid.ID{PID: pid, StartTime: st.StartTime}
-		sub := fs.Subtree(pid, 0)
+		sub := ptree.Subtree(fs, pid, 0)
 		return err == nil && st.PPID != parent && st.Comm == "sleep" && len(sub) == 1 && readable(pid) && readable(sub[0].PID)
 	})
-	child := fs.Subtree(pid, 0)[0]
+	child := ptree.Subtree(fs, pid, 0)[0]
 	t.Cleanup(func() {
 		for _, m := range []procid.ID{stray, child} {
 			_ = kill.SignalIn(fs, m, unix.SIGKILL) // the test's own
 		}
 	})
 
-	vs, executing, full := fs.Strays(stray.StartTime, []string{"PROCTEST_NONE=1", entry}, "PROCTEST_VALUE", nil, nil)
-	if full == proc.ChildrenLists {
-		t.Fatalf("Strays read every process: %v; want %v (children lists followed: %v)", full, !proc.ChildrenLists, proc.ChildrenLists)
+	vs, executing, full := ptree.Strays(fs, stray.StartTime, []string{"PROCTEST_NONE=1", entry}, "PROCTEST_VALUE", nil, nil)
+	if full == ptree.ChildrenLists {
+		t.Fatalf("Strays read every process: %v; want %v (children lists followed: %v)", full, !ptree.ChildrenLists, ptree.ChildrenLists)
 	}
-	want := []proc.Valued{{ID: stray, Value: "v1"}, {ID: child, Value: "v1"}}
+	want := []ptree.Valued{{ID: stray, Value: "v1"}, {ID: child, Value: "v1"}}
 	if !slices.Equal(vs, want) {
 		t.Errorf("Strays = %v (executing %v), want %v", vs, executing, want)
 	}
-	if vs, _, _ := fs.Strays(stray.StartTime+1, []string{entry}, "PROCTEST_VALUE", nil, nil); len(vs) != 0 && proc.ChildrenLists {
+	if vs, _, _ := ptree.Strays(fs, stray.StartTime+1, []string{entry}, "PROCTEST_VALUE", nil, nil); len(vs) != 0 && ptree.ChildrenLists {
 		t.Errorf("Strays since after the stray started = %v, want none", vs)
 	}
 	known := func(pid int) bool { return pid == stray.PID }
-	if vs, _, _ := fs.Strays(stray.StartTime, []string{entry}, "PROCTEST_VALUE", known, nil); len(vs) != 0 && proc.ChildrenLists {
+	if vs, _, _ := ptree.Strays(fs, stray.StartTime, []string{entry}, "PROCTEST_VALUE", known, nil); len(vs) != 0 && ptree.ChildrenLists {
 		t.Errorf("Strays with the stray known = %v, want none", vs)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package proc
+package ptree
 
 import (
 	"bytes"
@@ -8,17 +8,18 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"golang.org/x/sys/unix"
 )
 
 // Snapshot reads the stat file of every process once. The user is not
 // in a stat file: UID is -1 (unknown).
-func (fs FS) Snapshot() (*Snapshot, error) {
+func ReadSnapshot(fs proc.FS) (*Snapshot, error) {
 	pids, err := fs.PIDs()
 	if err != nil {
 		return nil, err
 	}
-	procs := make([]Process, 0, len(pids))
+	procs := make([]proc.Process, 0, len(pids))
 	for _, pid := range pids {
 		if st, err := fs.Stat(pid); err == nil {
 			procs = append(procs, processOf(st))
@@ -28,8 +29,8 @@ func (fs FS) Snapshot() (*Snapshot, error) {
 }
 
 // processOf is what a stat file tells of a process.
-func processOf(st Stat) Process {
-	return Process{
+func processOf(st proc.Stat) proc.Process {
+	return proc.Process{
 		PID: st.PID, PPID: st.PPID, PGID: st.PGID, Session: st.Session, UID: -1,
 		StartTime: st.StartTime, Zombie: st.Zombie(), KernelThread: st.KernelThread(), Comm: st.Comm,
 	}
@@ -56,7 +57,7 @@ func processOf(st Stat) Process {
 // whole table, and a snapshot is all of it but the processes listed
 // before the moment.
 type Table struct {
-	fs    FS
+	fs    proc.FS
 	since uint64
 	// old are the entries (PID and inode) of processes older than the
 	// moment; young, of those not older, read at every snapshot.
@@ -69,7 +70,7 @@ type Table struct {
 
 // NewTable is a Table with no moment yet: every process is read, each
 // found older than the moment once it is set (Since) only once.
-func (fs FS) NewTable() *Table {
+func NewTable(fs proc.FS) *Table {
 	return &Table{fs: fs, old: map[int]uint64{}, young: map[int]uint64{}, last: -1}
 }
 
@@ -91,7 +92,7 @@ func (t *Table) Since(start uint64) { t.since = start }
 
 // Snapshot lists the processes started since the table's moment.
 func (t *Table) Snapshot() (*Snapshot, error) {
-	var procs []Process
+	var procs []proc.Process
 	last := t.lastPID()
 	if last >= 0 && last == t.last {
 		// Nothing started since the last listing: the young are all
@@ -125,7 +126,7 @@ func (t *Table) Snapshot() (*Snapshot, error) {
 
 // read appends pid to procs when it is not older than the moment, and
 // keeps it among the young; it reports whether pid is older.
-func (t *Table) read(procs []Process, pid int, ino uint64) (_ []Process, old bool) {
+func (t *Table) read(procs []proc.Process, pid int, ino uint64) (_ []proc.Process, old bool) {
 	st, err := t.fs.Stat(pid)
 	if err != nil {
 		delete(t.young, pid)
@@ -145,7 +146,7 @@ func (t *Table) lastPID() int {
 	if t.buf == nil {
 		t.buf = make([]byte, 32<<10)
 	}
-	data, err := readInto(t.fs.root+"/loadavg", t.buf[:0])
+	data, err := proc.ReadInto(t.fs.Root()+"/loadavg", t.buf[:0])
 	if err != nil {
 		return -1
 	}
@@ -167,9 +168,9 @@ type pidIno struct {
 
 // list reads the numeric entries of the table's root with their inodes.
 func (t *Table) list() ([]pidIno, error) {
-	fd, err := unix.Open(t.fs.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(t.fs.Root(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", t.fs.root, err)
+		return nil, fmt.Errorf("open %s: %w", t.fs.Root(), err)
 	}
 	defer unix.Close(fd)
 	if t.buf == nil {
@@ -182,7 +183,7 @@ func (t *Table) list() ([]pidIno, error) {
 			continue
 		}
 		if err != nil {
-			return out, fmt.Errorf("read directory %s: %w", t.fs.root, err)
+			return out, fmt.Errorf("read directory %s: %w", t.fs.Root(), err)
 		}
 		if n <= 0 {
 			return out, nil

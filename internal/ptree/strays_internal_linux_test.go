@@ -1,8 +1,9 @@
-package proc
+package ptree
 
 import (
 	"bufio"
 	"fmt"
+	"github.com/tetherproc/tether/internal/proc"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -39,7 +40,7 @@ func TestListedFollowsAList(t *testing.T) {
 		in.Close()
 		_ = sh.Wait()
 	})
-	fs := Host()
+	fs := proc.Host()
 	owner, err := fs.Stat(sh.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
@@ -47,11 +48,11 @@ func TestListedFollowsAList(t *testing.T) {
 	key := listKey{owner: owner, tid: owner.PID}
 	check := func(when string, want []int) {
 		t.Helper()
-		pids, _, err := readChildren(fs.Path(owner.PID, "task/"+strconv.Itoa(owner.PID)+"/children"), nil, nil)
+		pids, _, err := proc.ReadChildren(fs.Path(owner.PID, "task/"+strconv.Itoa(owner.PID)+"/children"), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := fs.listed(key, pids)
+		got := listed(fs, key, pids)
 		var gotPIDs []int
 		for _, m := range got {
 			st, err := fs.Stat(m.PID)

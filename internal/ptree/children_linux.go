@@ -1,17 +1,18 @@
 //go:build linux
 
-package proc
+package ptree
 
 import (
 	"fmt"
+	"github.com/tetherproc/tether/internal/proc"
 	"strconv"
 )
 
 // Children lists the children of every thread of pid. Each thread keeps
 // its own list (task/TID/children): a child belongs to the thread that
 // forked it. A list that cannot be read is left out.
-func (fs FS) Children(pid int) []int {
-	ls, _, _ := fs.threadLists(pid, nil)
+func Children(fs proc.FS, pid int) []int {
+	ls, _, _ := threadLists(fs, pid, nil)
 	var out []int
 	for _, l := range ls {
 		out = append(out, l.pids...)
@@ -23,9 +24,9 @@ func (fs FS) Children(pid int) []int {
 // its own. It reads on past a list it cannot read, and returns the first
 // such failure that is not the thread's (or pid's) end. A pid gone has
 // none.
-func (fs FS) threadLists(pid int, buf []byte) ([]childList, []byte, error) {
-	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
-	tasks, err := numericEntries(base)
+func threadLists(fs proc.FS, pid int, buf []byte) ([]childList, []byte, error) {
+	base := fs.Root() + "/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := proc.NumericEntries(base)
 	if gone(err) {
 		return nil, buf, nil
 	}
@@ -38,7 +39,7 @@ func (fs FS) threadLists(pid int, buf []byte) ([]childList, []byte, error) {
 	var ls []childList
 	var failed error
 	for _, tid := range tasks {
-		kids, b, err := readChildren(base+strconv.Itoa(tid)+"/children", nil, buf)
+		kids, b, err := proc.ReadChildren(base+strconv.Itoa(tid)+"/children", nil, buf)
 		buf = b
 		if err != nil && !gone(err) && failed == nil {
 			failed = fmt.Errorf("children of %d: %w", pid, err)

@@ -1,4 +1,4 @@
-package proc_test
+package ptree_test
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -40,9 +41,9 @@ func TestStraysBorn(t *testing.T) {
 	proctest.Eventually(t, "the stray to leave its parent and have its child", func() bool {
 		st, err := fs.Stat(pid)
 		stray = procid.ID{PID: pid, StartTime: st.StartTime}
-		return err == nil && st.PPID != parent && st.Comm == "sleep" && len(fs.Subtree(pid, 0)) == 1
+		return err == nil && st.PPID != parent && st.Comm == "sleep" && len(ptree.Subtree(fs, pid, 0)) == 1
 	})
-	child := fs.Subtree(pid, 0)[0]
+	child := ptree.Subtree(fs, pid, 0)[0]
 	t.Cleanup(func() {
 		for _, m := range []procid.ID{stray, child} {
 			_ = kill.SignalIn(fs, m, unix.SIGKILL) // the test's own
@@ -55,24 +56,24 @@ func TestStraysBorn(t *testing.T) {
 
 	// The child's execve of sleep may still be under way: its
 	// environment is then unreadable, and it is reported executing.
-	var vs []proc.Valued
+	var vs []ptree.Valued
 	var executing []int
 	proctest.Eventually(t, "no process of the span mid-execve", func() bool {
-		vs, executing, ok = fs.StraysBorn(from, to, 0, []string{"PROCTEST_NONE=1", entry}, "PROCTEST_VALUE", nil)
+		vs, executing, ok = ptree.StraysBorn(fs, from, to, 0, []string{"PROCTEST_NONE=1", entry}, "PROCTEST_VALUE", nil)
 		return !ok || len(executing) == 0
 	})
 	if !ok {
 		t.Fatalf("StraysBorn(%d, %d) refused a span of a few processes", from, to)
 	}
-	want := []proc.Valued{{ID: stray, Value: "v1"}, {ID: child, Value: "v1"}}
+	want := []ptree.Valued{{ID: stray, Value: "v1"}, {ID: child, Value: "v1"}}
 	if !slices.Equal(vs, want) {
 		t.Errorf("StraysBorn = %v (executing %v), want %v", vs, executing, want)
 	}
-	if vs, _, _ := fs.StraysBorn(to, to, 0, []string{entry}, "PROCTEST_VALUE", nil); len(vs) != 0 {
+	if vs, _, _ := ptree.StraysBorn(fs, to, to, 0, []string{entry}, "PROCTEST_VALUE", nil); len(vs) != 0 {
 		t.Errorf("StraysBorn over an empty span = %v, want none", vs)
 	}
 	known := func(pid int) bool { return pid == stray.PID || pid == child.PID }
-	if vs, _, _ := fs.StraysBorn(from, to, 0, []string{entry}, "PROCTEST_VALUE", known); len(vs) != 0 {
+	if vs, _, _ := ptree.StraysBorn(fs, from, to, 0, []string{entry}, "PROCTEST_VALUE", known); len(vs) != 0 {
 		t.Errorf("StraysBorn with the stray known = %v, want none", vs)
 	}
 }
@@ -101,7 +102,7 @@ func TestStraysBornSkipsThreads(t *testing.T) {
 	if err != nil || len(env) == 0 {
 		t.Skip("own environment unreadable")
 	}
-	vs, _, ok := fs.StraysBorn(self, last, 0, []string{env[0]}, "PATH", nil)
+	vs, _, ok := ptree.StraysBorn(fs, self, last, 0, []string{env[0]}, "PATH", nil)
 	if !ok {
 		t.Fatalf("StraysBorn(%d, %d) refused", self, last)
 	}
@@ -118,17 +119,17 @@ func TestStraysBornSkipsThreads(t *testing.T) {
 func TestBornSpan(t *testing.T) {
 	fs := proc.Host()
 	top := fs.MaxPID()
-	ms, ok := fs.Born(top-2, 1, 0)
+	ms, ok := ptree.Born(fs, top-2, 1, 0)
 	if !ok {
 		t.Fatalf("Born(%d, 1) refused a span of 3", top-2)
 	}
 	if !slices.ContainsFunc(ms, func(m procid.ID) bool { return m.PID == 1 }) {
 		t.Errorf("Born(%d, 1) = %v, want PID 1 among them", top-2, ms)
 	}
-	if _, ok := fs.Born(1, top, 0); ok && top-1 > 1<<14 {
+	if _, ok := ptree.Born(fs, 1, top, 0); ok && top-1 > 1<<14 {
 		t.Errorf("Born(1, %d) read the whole table, want it refused", top)
 	}
-	if _, ok := fs.Born(-1, 5, 0); ok {
+	if _, ok := ptree.Born(fs, -1, 5, 0); ok {
 		t.Error("Born(-1, 5) accepted, want refused")
 	}
 }

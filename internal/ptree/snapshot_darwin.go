@@ -1,50 +1,30 @@
 //go:build darwin
 
-package proc
+package ptree
 
 import (
-	"bytes"
 	"fmt"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/procid"
 )
 
 // Snapshot reads the whole table in one sysctl, kern.proc.all: each
 // process's kinfo_proc, the same record kern.proc.pid gives of one.
-func (fs FS) Snapshot() (*Snapshot, error) {
+func ReadSnapshot(fs proc.FS) (*Snapshot, error) {
 	procs, err := unix.SysctlKinfoProcSlice("kern.proc.all")
 	if err != nil {
 		return nil, fmt.Errorf("sysctl kern.proc.all: %w", err)
 	}
-	out := make([]Process, 0, len(procs))
+	out := make([]proc.Process, 0, len(procs))
 	for i := range procs {
-		if p := processOfKinfo(&procs[i]); p.PID > 0 {
+		if p := proc.ProcessOfKinfo(&procs[i]); p.PID > 0 {
 			out = append(out, p)
 		}
 	}
 	return newSnapshot(out, false), nil
-}
-
-// processOfKinfo is what a kinfo_proc tells of a process. StartTime is
-// the start time in microseconds since the epoch; UID the real uid, as
-// on Linux.
-func processOfKinfo(k *unix.KinfoProc) Process {
-	comm := k.Proc.P_comm[:]
-	if i := bytes.IndexByte(comm, 0); i >= 0 {
-		comm = comm[:i]
-	}
-	tv := k.Proc.P_starttime
-	return Process{
-		PID:       int(k.Proc.P_pid),
-		PPID:      int(k.Eproc.Ppid),
-		PGID:      int(k.Eproc.Pgid),
-		UID:       int(k.Eproc.Pcred.P_ruid),
-		StartTime: uint64(tv.Sec)*1e6 + uint64(tv.Usec),
-		Zombie:    k.Proc.P_stat == sZomb,
-		Comm:      string(comm),
-	}
 }
 
 // Table takes snapshots one after another for a caller that looks only
@@ -54,21 +34,21 @@ func processOfKinfo(k *unix.KinfoProc) Process {
 // wall-clock time, which can be set back, and cannot be compared with
 // the moment's (see the Linux Table for how it differs there).
 type Table struct {
-	fs  FS
+	fs  proc.FS
 	old map[procid.ID]bool
 }
 
 // NewTable is a Table of every process, until Before is called.
-func (fs FS) NewTable() *Table { return &Table{fs: fs, old: map[procid.ID]bool{}} }
+func NewTable(fs proc.FS) *Table { return &Table{fs: fs, old: map[procid.ID]bool{}} }
 
 // Before takes every process there is now as older than the moment:
 // called before it, it leaves them out of every snapshot.
 func (t *Table) Before() {
-	snap, err := t.fs.Snapshot()
+	snap, err := ReadSnapshot(t.fs)
 	if err != nil {
 		return
 	}
-	snap.Each(func(p Process) { t.old[procid.ID{PID: p.PID, StartTime: p.StartTime}] = true })
+	snap.Each(func(p proc.Process) { t.old[procid.ID{PID: p.PID, StartTime: p.StartTime}] = true })
 }
 
 // Since has nothing to do: start times are not compared here.
@@ -80,10 +60,10 @@ func (t *Table) Snapshot() (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sysctl kern.proc.all: %w", err)
 	}
-	out := make([]Process, 0, 16)
+	out := make([]proc.Process, 0, 16)
 	old := make(map[procid.ID]bool, len(t.old))
 	for i := range procs {
-		p := processOfKinfo(&procs[i])
+		p := proc.ProcessOfKinfo(&procs[i])
 		if p.PID <= 0 {
 			continue
 		}

@@ -1,6 +1,9 @@
-package proc
+package ptree
 
-import "github.com/tetherproc/tether/procid"
+import (
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
+)
 
 // Unique is ms without repeats, in their first order: a member found on
 // several grounds is signalled once.
@@ -17,7 +20,7 @@ func Unique(ms []procid.ID) []procid.ID {
 }
 
 // Alive reports whether m is still the process it names, not exited.
-func (fs FS) Alive(m procid.ID) bool {
+func Alive(fs proc.FS, m procid.ID) bool {
 	st, err := fs.Stat(m.PID)
 	return err == nil && st.StartTime == m.StartTime && !st.Zombie()
 }
@@ -26,7 +29,7 @@ func (fs FS) Alive(m procid.ID) bool {
 // once: a list of any length (another user's run records name what
 // they like) costs one listing of the table and one read of each live
 // PID it names, never a read per entry.
-func (fs FS) Living(ms []procid.ID) []procid.ID {
+func Living(fs proc.FS, ms []procid.ID) []procid.ID {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -35,7 +38,7 @@ func (fs FS) Living(ms []procid.ID) []procid.ID {
 		// No listing: each read on its own, never all taken for gone.
 		var out []procid.ID
 		for _, m := range Unique(ms) {
-			if fs.Alive(m) {
+			if Alive(fs, m) {
 				out = append(out, m)
 			}
 		}
@@ -70,7 +73,7 @@ func (fs FS) Living(ms []procid.ID) []procid.ID {
 // a scan found mid-execve, the ones a cleanup may wait for. Anyone can
 // make a process that reads as mid-execve, and a stream of young ones
 // would keep another user's cleanup from ever settling.
-func (fs FS) OwnedPIDs(pids []int, uid int) []int {
+func OwnedPIDs(fs proc.FS, pids []int, uid int) []int {
 	var out []int
 	for _, pid := range pids {
 		if st, err := fs.Status(pid); err == nil && st.UID == uid {
@@ -79,8 +82,3 @@ func (fs FS) OwnedPIDs(pids []int, uid int) []int {
 	}
 	return out
 }
-
-// AliveWithSubtrees lists those of ms that are still the processes they
-// name, each with its live descendants: a list of a tree written down
-// earlier, read again once the tree may have scattered.
-func (fs FS) AliveWithSubtrees(ms []procid.ID) []procid.ID { return fs.Trees().AliveWithSubtrees(ms) }

@@ -1,14 +1,11 @@
 //go:build linux
 
-package proc
+package ptree
 
 import (
-	"bytes"
-	"os"
-	"strconv"
-	"sync"
 	"sync/atomic"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -18,39 +15,14 @@ import (
 // to that.
 const bornMost = 1 << 14
 
-// LastPID is the last PID the kernel gave out in the caller's PID
-// namespace (/proc/sys/kernel/ns_last_pid): PIDs are handed out in
-// rising order, wrapping past pid_max, so every process made after it
-// was read has a PID past it. ok is false where the value cannot be
-// read, or where the table is not the caller's namespace's (a /proc
-// mounted for another), whose PIDs it would not number.
-func (fs FS) LastPID() (pid int, ok bool) {
-	if !fs.live || !ownNamespace() {
-		return 0, false
-	}
-	data, err := ReadPlain(fs.root + "/sys/kernel/ns_last_pid")
-	if err != nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(string(bytes.TrimSpace(data)))
-	return n, err == nil && n >= 0
-}
-
-// ownNamespace reports whether /proc numbers the caller's own PID
-// namespace: /proc/self names the caller's PID there.
-var ownNamespace = sync.OnceValue(func() bool {
-	self, err := os.Readlink(DefaultRoot + "/self")
-	return err == nil && self == strconv.Itoa(os.Getpid())
-})
-
 // born lists the live processes whose PIDs were handed out after from
 // and up to to (two values of LastPID, read in that order), started at
 // or after since, leaving out, unread, the PIDs skip names. ok is false
 // where the span cannot be trusted to hold them all: more PIDs than
 // bornMost, or to unknown. Threads are listed too (a thread's id is a
 // PID handed out); a caller that matches one tells it apart with Leader.
-func (fs FS) born(from, to int, since uint64, skip func(pid int) bool) (ms []procid.ID, ok bool) {
-	top := fs.maxPIDFor(from, to)
+func born(fs proc.FS, from, to int, since uint64, skip func(pid int) bool) (ms []procid.ID, ok bool) {
+	top := maxPIDFor(fs, from, to)
 	if from < 0 || to < 0 || from > top || to > top {
 		return nil, false
 	}
@@ -84,8 +56,8 @@ var maxPID atomic.Int64
 
 // maxPIDFor is MaxPID, read again only where pids go past the value
 // last read of the host's table.
-func (fs FS) maxPIDFor(pids ...int) int {
-	if !fs.live || fs.root != DefaultRoot {
+func maxPIDFor(fs proc.FS, pids ...int) int {
+	if fs != proc.Host() {
 		return fs.MaxPID()
 	}
 	top := int(maxPID.Load())
@@ -99,13 +71,6 @@ func (fs FS) maxPIDFor(pids ...int) int {
 	return top
 }
 
-// Leader reports whether pid is a process (the leader of its thread
-// group) and not one of its threads, which /proc also answers for.
-func (fs FS) Leader(pid int) bool {
-	st, err := fs.Status(pid)
-	return err == nil && st.TGID == pid
-}
-
 // StraysBorn is Strays for the processes born after from and up to to
 // (two values of LastPID): of those, the ones whose environment holds
 // one of entries, with their live descendants. Every process of a tree
@@ -115,14 +80,14 @@ func (fs FS) Leader(pid int) bool {
 // the children of the caller's ancestors. ok is false where the span
 // cannot be searched so (see Born); the caller then searches with
 // Strays.
-func (fs FS) StraysBorn(from, to int, since uint64, entries []string, key string, known func(pid int) bool) (matched []Valued, executing []int, ok bool) {
-	fresh, ok := fs.born(from, to, since, known)
+func StraysBorn(fs proc.FS, from, to int, since uint64, entries []string, key string, known func(pid int) bool) (matched []Valued, executing []int, ok bool) {
+	fresh, ok := born(fs, from, to, since, known)
 	if !ok {
 		return nil, nil, false
 	}
 	// A process born in the span that cannot be read has its own
 	// children born in it too: they are read as they come.
-	matched, executing = fs.matchStrays(fresh, entries, key, false)
+	matched, executing = matchStrays(fs, fresh, entries, key, false)
 	// A match's child born in the span is a match of its own too.
 	out := matched[:0]
 	seen := make(map[procid.ID]bool, len(matched))

@@ -1,44 +1,27 @@
 //go:build darwin
 
-package proc
+package ptree
 
 import (
-	"fmt"
 	"os"
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/procid"
 )
-
-// PIDs lists the processes through sysctl kern.proc.all.
-func (fs FS) PIDs() ([]int, error) {
-	procs, err := unix.SysctlKinfoProcSlice("kern.proc.all")
-	if err != nil {
-		return nil, fmt.Errorf("sysctl kern.proc.all: %w", err)
-	}
-	pids := make([]int, 0, len(procs))
-	for _, k := range procs {
-		if pid := int(k.Proc.P_pid); pid > 0 {
-			pids = append(pids, pid)
-		}
-	}
-	return pids, nil
-}
 
 // Scan matches each process's environment (kern.procargs2) against
 // entries. Other users' environments are unreadable here unless running
 // as root. No execve window is known on macOS: executing is always empty.
-func (fs FS) Scan(entries []string) (matched []procid.ID, executing []int) {
-	return members(fs.scan(func(env []string) (string, bool) { return "", hasAll(env, entries) }))
+func Scan(fs proc.FS, entries []string) (matched []procid.ID, executing []int) {
+	return members(scan(fs, func(env []string) (string, bool) { return "", hasAll(env, entries) }))
 }
 
 // ScanValues is Scan that also reads, from the environment of each
 // process it matches, the value of variable key.
-func (fs FS) ScanValues(entries []string, key string) (matched []Valued, executing []int) {
-	return fs.scan(func(env []string) (string, bool) {
+func ScanValues(fs proc.FS, entries []string, key string) (matched []Valued, executing []int) {
+	return scan(fs, func(env []string) (string, bool) {
 		if !hasAll(env, entries) {
 			return "", false
 		}
@@ -53,8 +36,8 @@ func (fs FS) ScanValues(entries []string, key string) (matched []Valued, executi
 
 // ScanAny is Scan for the processes whose environment holds any one of
 // entries.
-func (fs FS) ScanAny(entries []string) (matched []procid.ID, executing []int) {
-	return members(fs.scan(func(env []string) (string, bool) {
+func ScanAny(fs proc.FS, entries []string) (matched []procid.ID, executing []int) {
+	return members(scan(fs, func(env []string) (string, bool) {
 		return "", slices.ContainsFunc(entries, func(e string) bool { return slices.Contains(env, e) })
 	}))
 }
@@ -66,13 +49,13 @@ func (fs FS) ScanAny(entries []string) (matched []procid.ID, executing []int) {
 // asked for. Each match is named by the start time the table gave it,
 // read before its environment: should its PID be taken by another
 // process in between, the member names the one gone, never the other.
-func (fs FS) scan(match func(env []string) (string, bool)) (matched []Valued, executing []int) {
-	snap, err := fs.Snapshot()
+func scan(fs proc.FS, match func(env []string) (string, bool)) (matched []Valued, executing []int) {
+	snap, err := ReadSnapshot(fs)
 	if err != nil {
 		return nil, nil
 	}
 	self, uid, root := os.Getpid(), os.Getuid(), os.Geteuid() == 0
-	snap.Each(func(p Process) {
+	snap.Each(func(p proc.Process) {
 		if p.PID == self || p.Zombie || !root && p.UID != uid {
 			return
 		}

@@ -1,6 +1,9 @@
-package proc
+package ptree
 
-import "github.com/tetherproc/tether/procid"
+import (
+	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/procid"
+)
 
 // Snapshot is the process table as one pass read it: each process's
 // parent, group, start time, state and, where the platform gives it in
@@ -9,7 +12,7 @@ import "github.com/tetherproc/tether/procid"
 // in one sysctl (kern.proc.all), and asking it again process by process
 // costs a sysctl each.
 type Snapshot struct {
-	procs    map[int]Process
+	procs    map[int]proc.Process
 	children map[int][]int
 	// Monotonic says that start times are counted on a clock that never
 	// goes back (Linux's boot clock, in ticks): a process shown as
@@ -21,8 +24,8 @@ type Snapshot struct {
 // newSnapshot is the snapshot of procs; a process that is its own
 // parent (the kernel's PID 0 as some tables show it) is left out of the
 // links.
-func newSnapshot(procs []Process, monotonic bool) *Snapshot {
-	s := &Snapshot{procs: make(map[int]Process, len(procs)), children: make(map[int][]int), Monotonic: monotonic}
+func newSnapshot(procs []proc.Process, monotonic bool) *Snapshot {
+	s := &Snapshot{procs: make(map[int]proc.Process, len(procs)), children: make(map[int][]int), Monotonic: monotonic}
 	for _, p := range procs {
 		s.procs[p.PID] = p
 		if p.PPID != p.PID {
@@ -36,13 +39,13 @@ func newSnapshot(procs []Process, monotonic bool) *Snapshot {
 func (s *Snapshot) Len() int { return len(s.procs) }
 
 // Process gives pid as the snapshot shows it.
-func (s *Snapshot) Process(pid int) (Process, bool) {
+func (s *Snapshot) Process(pid int) (proc.Process, bool) {
 	p, ok := s.procs[pid]
 	return p, ok
 }
 
 // Each calls fn for every process of the snapshot, in no order.
-func (s *Snapshot) Each(fn func(Process)) {
+func (s *Snapshot) Each(fn func(proc.Process)) {
 	for _, p := range s.procs {
 		fn(p)
 	}
@@ -55,13 +58,17 @@ func (s *Snapshot) Alive(m procid.ID) bool {
 	return ok && p.StartTime == m.StartTime && !p.Zombie
 }
 
-// Descendants lists the live (non-zombie) descendants of roots by their
-// parent links, leaving out skip and its own descendants; with pgid > 0
-// the members of that process group too, wherever their parents are.
-// The roots themselves are not listed. A child is never older than its
-// parent: a link that says otherwise is an older process whose parent's
-// PID has been recycled since it was read, and is not followed.
-func (s *Snapshot) Descendants(roots []int, skip, pgid int) []procid.ID {
+// Subtree lists the live (non-zombie) descendants of roots by their
+// parent links, leaving out skip and its own descendants: the walk where
+// there is no per-process list of children (macOS) or no subreaper to
+// keep the tree below a root. With pgid > 0 the members of that process
+// group are listed too, wherever their parents are; an orphan already
+// re-parented to init that left the group is not among them (what finds
+// it is the run id it carries). The roots themselves are not listed. A
+// child is never older than its parent: a link that says otherwise is an
+// older process whose parent's PID has been recycled since it was read,
+// and is not followed.
+func (s *Snapshot) Subtree(roots []int, skip, pgid int) []procid.ID {
 	var queue []int
 	seen := map[int]bool{skip: true}
 	for _, root := range roots {
@@ -75,12 +82,12 @@ func (s *Snapshot) Descendants(roots []int, skip, pgid int) []procid.ID {
 			}
 		}
 	}
-	return walk(queue, seen, func(pid int) (Stat, []int, bool) {
+	return walk(queue, seen, func(pid int) (proc.Stat, []int, bool) {
 		p, ok := s.procs[pid]
 		if !ok {
-			return Stat{}, nil, false
+			return proc.Stat{}, nil, false
 		}
-		st := Stat{PID: pid, PPID: p.PPID, PGID: p.PGID, StartTime: p.StartTime, State: 'S'}
+		st := proc.Stat{PID: pid, PPID: p.PPID, PGID: p.PGID, StartTime: p.StartTime, State: 'S'}
 		if p.Zombie {
 			st.State = 'Z'
 		}

@@ -1,9 +1,8 @@
 //go:build linux
 
-package proc
+package ptree
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -40,17 +40,17 @@ import (
 //
 // known, when set, tells the PIDs of the processes the caller has just
 // found otherwise (its trees): they are not read again. Of the caller's own threads,
-// threads names those that start its children (a Host's spawner thread):
+// threads names those that start its children (a proc.Host's spawner thread):
 // a child started with CLONE_PARENT by one of them is that thread's
 // child. They are read beside the leader, which takes the orphans when
 // the caller is a subreaper; with threads nil, every thread is read.
-func (fs FS) Strays(since uint64, entries []string, key string, known func(pid int) bool, threads []int) (matched []Valued, executing []int, full bool) {
-	candidates, err := fs.adopted(since, threads, known)
+func Strays(fs proc.FS, since uint64, entries []string, key string, known func(pid int) bool, threads []int) (matched []Valued, executing []int, full bool) {
+	candidates, err := adopted(fs, since, threads, known)
 	if err != nil {
-		vs, executing := fs.scan(entriesMatch(entries, key))
+		vs, executing := scan(fs, entriesMatch(entries, key))
 		return vs, executing, true
 	}
-	matched, executing = fs.matchStrays(candidates, entries, key, true)
+	matched, executing = matchStrays(fs, candidates, entries, key, true)
 	return matched, executing, false
 }
 
@@ -64,8 +64,8 @@ func entriesMatch(entries []string, key string) func(env []byte) (string, bool) 
 	prefix := []byte(key + "=")
 	return func(env []byte) (string, bool) {
 		for _, w := range want {
-			if HasEntries(env, [][]byte{w}) {
-				return EnvValue(env, prefix), true
+			if proc.HasEntries(env, [][]byte{w}) {
+				return proc.EnvValue(env, prefix), true
 			}
 		}
 		return "", false
@@ -77,7 +77,7 @@ func entriesMatch(entries []string, key string) func(env []byte) (string, bool) 
 // descend, the descendants of a candidate whose environment cannot be
 // read (not dumpable) are candidates too: they may carry the entries
 // all the same.
-func (fs FS) matchStrays(candidates []procid.ID, entries []string, key string, descend bool) (matched []Valued, executing []int) {
+func matchStrays(fs proc.FS, candidates []procid.ID, entries []string, key string, descend bool) (matched []Valued, executing []int) {
 	match := entriesMatch(entries, key)
 	buf := make([]byte, 4096)
 	var roots []Valued
@@ -88,7 +88,7 @@ func (fs FS) matchStrays(candidates []procid.ID, entries []string, key string, d
 			continue
 		}
 		seen[m.PID] = true
-		env, midExec, err := fs.environOf(m.PID, buf)
+		env, midExec, err := fs.EnvironInto(m.PID, buf)
 		buf = env
 		if midExec {
 			executing = append(executing, m.PID)
@@ -96,17 +96,17 @@ func (fs FS) matchStrays(candidates []procid.ID, entries []string, key string, d
 		}
 		if err != nil {
 			if descend && !gone(err) {
-				candidates = append(candidates, fs.Subtree(m.PID, 0)...)
+				candidates = append(candidates, Subtree(fs, m.PID, 0)...)
 			}
 			continue
 		}
-		if value, ok := match(env); ok && fs.Alive(m) {
+		if value, ok := match(env); ok && Alive(fs, m) {
 			roots = append(roots, Valued{m, value})
 		}
 	}
 	matched = roots
 	for _, r := range roots {
-		for _, d := range fs.Subtree(r.PID, 0) {
+		for _, d := range Subtree(fs, r.PID, 0) {
 			matched = append(matched, Valued{d, r.Value})
 		}
 	}
@@ -118,19 +118,19 @@ func (fs FS) matchStrays(candidates []procid.ID, entries []string, key string, d
 // ancestors themselves left out): where an orphan of the caller's
 // descendants is re-parented to. An error says that one of them could
 // not be listed.
-func (fs FS) adopted(since uint64, threads []int, known func(pid int) bool) ([]procid.ID, error) {
+func adopted(fs proc.FS, since uint64, threads []int, known func(pid int) bool) ([]procid.ID, error) {
 	if !childrenLists {
 		return nil, fmt.Errorf("no children lists")
 	}
-	adopters, err := fs.line()
+	adopters, err := line(fs)
 	if err != nil {
 		return nil, err
 	}
-	ancestor := func(st Stat) bool {
-		return slices.ContainsFunc(adopters, func(a Stat) bool { return a.PID == st.PID && a.StartTime == st.StartTime })
+	ancestor := func(st proc.Stat) bool {
+		return slices.ContainsFunc(adopters, func(a proc.Stat) bool { return a.PID == st.PID && a.StartTime == st.StartTime })
 	}
 	var out []procid.ID
-	var ended []Stat
+	var ended []proc.Stat
 	buf := make([]byte, 0, 4096)
 	// Nearest first: an orphan only ever moves up the line (its
 	// subreaper exits), so one that moves while the line is read is
@@ -139,9 +139,9 @@ func (fs FS) adopted(since uint64, threads []int, known func(pid int) bool) ([]p
 		var ls []childList
 		var over bool
 		if i == 0 {
-			ls, buf, err = fs.ownChildren(a.PID, threads, buf)
+			ls, buf, err = ownChildren(fs, a.PID, threads, buf)
 		} else {
-			ls, over, buf, err = fs.ancestorsChildren(a, buf)
+			ls, over, buf, err = ancestorsChildren(fs, a, buf)
 		}
 		if err != nil {
 			return nil, err
@@ -150,21 +150,21 @@ func (fs FS) adopted(since uint64, threads []int, known func(pid int) bool) ([]p
 			ended = append(ended, a)
 		}
 		for _, l := range ls {
-			for _, m := range fs.listed(listKey{owner: a, tid: l.tid}, l.pids) {
-				if (known == nil || !known(m.PID)) && m.StartTime >= since && !ancestor(Stat{PID: m.PID, StartTime: m.StartTime}) {
+			for _, m := range listed(fs, listKey{owner: a, tid: l.tid}, l.pids) {
+				if (known == nil || !known(m.PID)) && m.StartTime >= since && !ancestor(proc.Stat{PID: m.PID, StartTime: m.StartTime}) {
 					out = append(out, m)
 				}
 			}
 		}
 	}
-	fs.forget(ended)
+	forget(fs, ended)
 	return out, nil
 }
 
 // listKey names a children list the caller reads again and again: its
 // owner (the caller or one of its ancestors) and the owner's thread.
 type listKey struct {
-	owner Stat
+	owner proc.Stat
 	tid   int
 }
 
@@ -190,7 +190,7 @@ var lists = struct {
 // ones before it are too, and only the rest is read. Among thousands of
 // init's children, a search reads the few that came since the last one,
 // and a handful of stat files to find where they begin.
-func (fs FS) listed(key listKey, pids []int) []procid.ID {
+func listed(fs proc.FS, key listKey, pids []int) []procid.ID {
 	lists.Lock()
 	prev := lists.byKey[key]
 	lists.Unlock()
@@ -240,31 +240,31 @@ func (fs FS) listed(key listKey, pids []int) []procid.ID {
 // becomes the caller's ancestor otherwise.
 var lines = struct {
 	sync.Mutex
-	byRoot map[string][]Stat
-}{byRoot: map[string][]Stat{}}
+	byRoot map[string][]proc.Stat
+}{byRoot: map[string][]proc.Stat{}}
 
 // line is the caller's line, the caller first, read once.
-func (fs FS) line() ([]Stat, error) {
+func line(fs proc.FS) ([]proc.Stat, error) {
 	lines.Lock()
 	defer lines.Unlock()
-	if l, ok := lines.byRoot[fs.root]; ok {
+	if l, ok := lines.byRoot[fs.Root()]; ok {
 		return l, nil
 	}
-	l, err := fs.adopters()
+	l, err := adopters(fs)
 	if err == nil {
-		lines.byRoot[fs.root] = l
+		lines.byRoot[fs.Root()] = l
 	}
 	return l, err
 }
 
 // forget takes ancestors that ended out of the line.
-func (fs FS) forget(ended []Stat) {
+func forget(fs proc.FS, ended []proc.Stat) {
 	if len(ended) == 0 {
 		return
 	}
 	lines.Lock()
 	defer lines.Unlock()
-	lines.byRoot[fs.root] = slices.DeleteFunc(slices.Clone(lines.byRoot[fs.root]), func(a Stat) bool {
+	lines.byRoot[fs.Root()] = slices.DeleteFunc(slices.Clone(lines.byRoot[fs.Root()]), func(a proc.Stat) bool {
 		return slices.Contains(ended, a)
 	})
 	lists.Lock()
@@ -278,16 +278,16 @@ func (fs FS) forget(ended []Stat) {
 
 // adopters lists the caller and its ancestors, nearest first, up to the
 // first whose parent is outside the table (its namespace's init).
-func (fs FS) adopters() ([]Stat, error) {
+func adopters(fs proc.FS) ([]proc.Stat, error) {
 	self := os.Getpid()
-	var out []Stat
+	var out []proc.Stat
 	for pid := self; ; {
 		st, err := fs.Stat(pid)
 		if err != nil {
 			return nil, fmt.Errorf("ancestors of %d: %w", self, err)
 		}
 		out = append(out, st)
-		if st.PPID <= 0 || len(out) > 1024 || slices.ContainsFunc(out, func(s Stat) bool { return s.PID == st.PPID }) {
+		if st.PPID <= 0 || len(out) > 1024 || slices.ContainsFunc(out, func(s proc.Stat) bool { return s.PID == st.PPID }) {
 			return out, nil
 		}
 		pid = st.PPID
@@ -302,7 +302,7 @@ const pfExiting = 0x4
 // to the first thread of its new parent that is not exiting, the leader
 // while it runs: the leader's list is read alone, every thread's once
 // the leader is exiting or gone.
-func (fs FS) ancestorsChildren(a Stat, buf []byte) (ls []childList, over bool, _ []byte, _ error) {
+func ancestorsChildren(fs proc.FS, a proc.Stat, buf []byte) (ls []childList, over bool, _ []byte, _ error) {
 	st, err := fs.Stat(a.PID)
 	switch {
 	case gone(err) || err == nil && st.StartTime != a.StartTime:
@@ -311,7 +311,7 @@ func (fs FS) ancestorsChildren(a Stat, buf []byte) (ls []childList, over bool, _
 		return nil, false, buf, fmt.Errorf("ancestor %d: %w", a.PID, err)
 	case !st.Zombie() && st.Flags&pfExiting == 0:
 		var kids []int
-		kids, buf, err = readChildren(fs.Path(a.PID, "task/"+strconv.Itoa(a.PID)+"/children"), nil, buf)
+		kids, buf, err = proc.ReadChildren(fs.Path(a.PID, "task/"+strconv.Itoa(a.PID)+"/children"), nil, buf)
 		if err == nil {
 			return []childList{{a.PID, kids}}, false, buf, nil
 		}
@@ -320,7 +320,7 @@ func (fs FS) ancestorsChildren(a Stat, buf []byte) (ls []childList, over bool, _
 		}
 		// The leader ended meanwhile: its other threads took them.
 	}
-	ls, buf, err = fs.threadLists(a.PID, buf)
+	ls, buf, err = threadLists(fs, a.PID, buf)
 	return ls, false, buf, err
 }
 
@@ -328,17 +328,17 @@ func (fs FS) ancestorsChildren(a Stat, buf []byte) (ls []childList, over bool, _
 // which takes the orphans when the caller is a subreaper, and of its
 // threads tids (those that start its children), or of every thread with
 // tids nil.
-func (fs FS) ownChildren(pid int, tids []int, buf []byte) ([]childList, []byte, error) {
+func ownChildren(fs proc.FS, pid int, tids []int, buf []byte) ([]childList, []byte, error) {
 	if tids == nil {
-		return fs.threadLists(pid, buf)
+		return threadLists(fs, pid, buf)
 	}
-	base := fs.root + "/" + strconv.Itoa(pid) + "/task/"
+	base := fs.Root() + "/" + strconv.Itoa(pid) + "/task/"
 	var ls []childList
 	for i, tid := range append([]int{pid}, tids...) {
 		if i > 0 && tid == pid {
 			continue // the leader, read already
 		}
-		kids, b, err := readChildren(base+strconv.Itoa(tid)+"/children", nil, buf)
+		kids, b, err := proc.ReadChildren(base+strconv.Itoa(tid)+"/children", nil, buf)
 		buf = b
 		if err != nil {
 			return nil, buf, fmt.Errorf("children of %d: %w", tid, err)
@@ -351,38 +351,5 @@ func (fs FS) ownChildren(pid int, tids []int, buf []byte) ([]childList, []byte, 
 // gone reports whether err says that a process or thread no longer
 // exists.
 func gone(err error) bool {
-	return errors.Is(err, ErrGone) || errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH)
-}
-
-// readChildren appends the PIDs of a children list to out. A list longer
-// than one read (a page) is read afresh on each read, and a child that
-// exits between two reads shifts the rest, which may skip one: such a
-// list is read twice.
-func readChildren(path string, out []int, buf []byte) ([]int, []byte, error) {
-	var first map[int]bool
-	for pass := 0; pass < 2; pass++ {
-		data, err := readFile(path, buf, shortRecords)
-		buf = data
-		if err != nil {
-			return out, buf, err
-		}
-		for _, f := range bytes.Fields(data) {
-			c, err := strconv.Atoi(string(f))
-			switch {
-			case err != nil:
-			case pass == 0 || !first[c]:
-				out = append(out, c)
-			}
-		}
-		if len(data) < 4000 {
-			break
-		}
-		if pass == 0 {
-			first = make(map[int]bool, len(out))
-			for _, c := range out {
-				first[c] = true
-			}
-		}
-	}
-	return out, buf, nil
+	return errors.Is(err, proc.ErrGone) || errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH)
 }

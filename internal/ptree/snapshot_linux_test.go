@@ -1,4 +1,4 @@
-package proc_test
+package ptree_test
 
 import (
 	"fmt"
@@ -14,13 +14,14 @@ import (
 
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
 // A snapshot of the fixture table holds what its stat files say, and the
 // walk by parent links on it finds what Subtree finds.
 func TestSnapshotOfFixture(t *testing.T) {
-	snap, err := fixtureFS.Snapshot()
+	snap, err := ptree.ReadSnapshot(fixtureFS)
 	if err != nil || snap.Len() != 4 {
 		t.Fatalf("Snapshot() = %d processes, %v; want the fixture's 4", snap.Len(), err)
 	}
@@ -31,18 +32,18 @@ func TestSnapshotOfFixture(t *testing.T) {
 		t.Errorf("Alive: want 5983 with its start time only, and not the zombie 6049")
 	}
 	want := []procid.ID{{PID: 5983, StartTime: 31855}}
-	if got := snap.Descendants([]int{5971}, 0, 0); !reflect.DeepEqual(got, want) {
+	if got := snap.Subtree([]int{5971}, 0, 0); !reflect.DeepEqual(got, want) {
 		t.Errorf("Descendants(5971) = %v; want the live child 5983 only", got)
 	}
 	// 6050's group is 5965, as 5983's is; 5971 is in it too but is the
 	// root.
-	got := snap.Descendants([]int{5971}, 0, 5965)
+	got := snap.Subtree([]int{5971}, 0, 5965)
 	slices.SortFunc(got, func(a, b procid.ID) int { return a.PID - b.PID })
 	if want := []procid.ID{{PID: 5983, StartTime: 31855}, {PID: 6050, StartTime: 31855}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Descendants(5971, group 5965) = %v; want %v", got, want)
 	}
 	// A table given a moment lists only what started since.
-	tab := fixtureFS.NewTable()
+	tab := ptree.NewTable(fixtureFS)
 	tab.Since(31850)
 	snap, err = tab.Snapshot()
 	if err != nil || snap.Len() != 3 {
@@ -51,7 +52,7 @@ func TestSnapshotOfFixture(t *testing.T) {
 	if _, ok := snap.Process(5971); ok {
 		t.Errorf("Table since 31850 lists 5971, started at 31814")
 	}
-	if got := snap.Descendants([]int{5971}, 0, 0); !reflect.DeepEqual(got, want[:1]) {
+	if got := snap.Subtree([]int{5971}, 0, 0); !reflect.DeepEqual(got, want[:1]) {
 		t.Errorf("Descendants(5971) from the table = %v; want %v", got, want[:1])
 	}
 }
@@ -78,11 +79,11 @@ func TestSnapshotSkipsLinksToYoungerParents(t *testing.T) {
 	writeStat(t, root, 20, 10, 100) // older than 10: its parent was another 10
 	writeStat(t, root, 30, 10, 600) // 10's child
 	writeStat(t, root, 40, 30, 600) // 30's, started in the same tick
-	snap, err := proc.NewFS(root).Snapshot()
+	snap, err := ptree.ReadSnapshot(proc.NewFS(root))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := snap.Descendants([]int{10}, 0, 0)
+	got := snap.Subtree([]int{10}, 0, 0)
 	slices.SortFunc(got, func(a, b procid.ID) int { return a.PID - b.PID })
 	if want := []procid.ID{{PID: 30, StartTime: 600}, {PID: 40, StartTime: 600}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Descendants(10) = %v; want %v, not the older 20", got, want)
@@ -108,7 +109,7 @@ func TestTableFollowsNewProcesses(t *testing.T) {
 	}
 	fs := proc.Host()
 	before := start("exec sleep 30")
-	tab := fs.NewTable()
+	tab := ptree.NewTable(fs)
 	tab.Before()
 	tree := start("sleep 30 & sleep 30 & wait")
 	st, err := fs.Stat(tree.Process.Pid)
@@ -123,7 +124,7 @@ func TestTableFollowsNewProcesses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kids = snap.Descendants([]int{tree.Process.Pid}, 0, 0)
+		kids = snap.Subtree([]int{tree.Process.Pid}, 0, 0)
 		time.Sleep(5 * time.Millisecond)
 	}
 	if len(kids) != 2 {
@@ -141,7 +142,7 @@ func TestTableFollowsNewProcesses(t *testing.T) {
 		if _, ok := snap.Process(os.Getpid()); ok {
 			t.Errorf("snapshot %d lists the test itself", i)
 		}
-		if got := snap.Descendants([]int{tree.Process.Pid}, 0, 0); len(got) != 2 {
+		if got := snap.Subtree([]int{tree.Process.Pid}, 0, 0); len(got) != 2 {
 			t.Errorf("snapshot %d: tree %v; want its two sleeps", i, got)
 		}
 	}
@@ -156,7 +157,7 @@ func TestTableFollowsNewProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !snap.Alive(kids[0]) {
-			if got := snap.Descendants([]int{tree.Process.Pid}, 0, 0); !reflect.DeepEqual(got, kids[1:]) {
+			if got := snap.Subtree([]int{tree.Process.Pid}, 0, 0); !reflect.DeepEqual(got, kids[1:]) {
 				t.Errorf("tree after %d ended: %v; want %v", kids[0].PID, got, kids[1:])
 			}
 			break
