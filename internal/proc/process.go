@@ -2,7 +2,6 @@ package proc
 
 import (
 	"errors"
-	"fmt"
 )
 
 // Process is what the kernel tells about a PID without its environment.
@@ -32,17 +31,6 @@ var (
 	// wrapped with ErrUnverifiable.
 	ErrExecuting = errors.New("in the middle of an execve: its environment is not laid out yet")
 )
-
-// ThreadError is returned for the id of a thread that is not the main
-// thread of its process: a thread id is not a process.
-type ThreadError struct {
-	TID  int
-	TGID int
-}
-
-func (e *ThreadError) Error() string {
-	return fmt.Sprintf("%d is a thread of process %d, not a process", e.TID, e.TGID)
-}
 
 // readError keeps the operating system's error for the message while
 // classifying it as ErrGone or ErrUnverifiable for errors.Is.

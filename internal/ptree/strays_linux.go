@@ -40,7 +40,7 @@ import (
 //
 // known, when set, tells the PIDs of the processes the caller has just
 // found otherwise (its trees): they are not read again. Of the caller's own threads,
-// threads names those that start its children (a proc.Host's spawner thread):
+// threads names those that start its children (a Host's spawner thread):
 // a child started with CLONE_PARENT by one of them is that thread's
 // child. They are read beside the leader, which takes the orphans when
 // the caller is a subreaper; with threads nil, every thread is read.

@@ -21,10 +21,11 @@
 // ask about sockets; what is read of a process itself stays with
 // internal/proc, whose FS they read through.
 //
-// Its parsers (an inet_diag_msg, the /proc/net tables, libproc's answers, lsof's fields) are
-// pure functions over bytes, in files with no build constraint where the
-// bytes are the same everywhere, tested against the fixtures of testdata/
-// on every system.
+// Its parsers (an inet_diag_msg, the /proc/net tables, fdinfo, the
+// interface addresses, libproc's answers, lsof's fields) are pure
+// functions over bytes, in files with no build constraint where the
+// bytes are the same everywhere, tested against the fixtures of
+// testdata/ on every system.
 //
 // Limits: sockets are looked up in the caller's network namespace only;
 // a socket whose holder's descriptors cannot be read (another user's,
