@@ -1,8 +1,9 @@
 package reclaim
 
 import (
-	"github.com/tetherproc/tether/internal/signame"
 	"syscall"
+
+	"github.com/tetherproc/tether/internal/signame"
 )
 
 // Sent is one step a reclaim took to end a process: a signal sent to

@@ -3,7 +3,6 @@ package reclaim
 import (
 	"context"
 	"errors"
-	"github.com/tetherproc/tether/internal/signame"
 	"syscall"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
+	"github.com/tetherproc/tether/internal/signame"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"

@@ -1,7 +1,6 @@
 package kill_test
 
 import (
-	"github.com/tetherproc/tether/internal/signame"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/signame"
 	"github.com/tetherproc/tether/procid"
 )
 

@@ -3,12 +3,12 @@ package kill
 import (
 	"errors"
 	"fmt"
-	"github.com/tetherproc/tether/internal/signame"
 	"syscall"
 	"time"
 
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/signame"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
 )

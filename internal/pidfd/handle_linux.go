@@ -4,13 +4,13 @@ package pidfd
 
 import (
 	"fmt"
-	"github.com/tetherproc/tether/internal/signame"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/signame"
 )
 
 // Handle holds one process through a pidfd: a signal sent through it

@@ -4,7 +4,6 @@ package pidfd
 
 import (
 	"fmt"
-	"github.com/tetherproc/tether/internal/signame"
 	"os"
 	"runtime"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/signame"
 )
 
 // Where there is no pidfd (macOS, the portable path, a Linux before 5.3

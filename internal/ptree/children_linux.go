@@ -4,8 +4,9 @@ package ptree
 
 import (
 	"fmt"
-	"github.com/tetherproc/tether/internal/proc"
 	"strconv"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // Children lists the children of every thread of pid. Each thread keeps

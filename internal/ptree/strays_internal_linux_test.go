@@ -3,12 +3,13 @@ package ptree
 import (
 	"bufio"
 	"fmt"
-	"github.com/tetherproc/tether/internal/proc"
 	"os/exec"
 	"slices"
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // A children list read again comes out of the last read: the children

@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // Table takes snapshots one after another for a caller that looks only

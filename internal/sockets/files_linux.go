@@ -5,8 +5,9 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // Files lists the pipes and sockets pid holds (the files a process talks

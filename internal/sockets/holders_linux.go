@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/tetherproc/tether/internal/proc"
 	"golang.org/x/sys/unix"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // socketInodes appends the inodes of pid's sockets to dst. It works

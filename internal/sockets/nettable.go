@@ -5,10 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"github.com/tetherproc/tether/internal/proc"
 	"net/netip"
 	"os"
 	"strconv"
+
+	"github.com/tetherproc/tether/internal/proc"
 )
 
 // NetTable reads and parses net/NAME of the table (tcp, tcp6, udp or
