@@ -28,7 +28,8 @@ func (h *Handle) Identity() uint64 { return 0 }
 // Identity is 0: nothing is known.
 func Identity(fs proc.FS, pid int) uint64 { return 0 }
 
-// Signal fails: see Open.
+// Signal fails: see Open. The error is the reader's own, so that it
+// reads as every other failure of this platform does.
 func (h *Handle) Signal(sig syscall.Signal) error {
 	_, err := proc.Host().Process(0)
 	return err
