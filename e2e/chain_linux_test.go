@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 )
 
 // The caller of tether is a shell that make, or a script's { } group,
@@ -121,7 +122,7 @@ func TestRunWatchdogReplaced(t *testing.T) {
 // watchdogsOf lists the watchdogs among the children of tether tpid.
 func watchdogsOf(tpid int) []int {
 	var out []int
-	for _, c := range proc.Host().Children(tpid) {
+	for _, c := range ptree.Children(proc.Host(), tpid) {
 		if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
 			out = append(out, c)
 		}

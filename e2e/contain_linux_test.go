@@ -17,6 +17,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/procid"
 )
@@ -179,7 +180,7 @@ func escapees(t *testing.T, dir string, tetherPID int) []procid.ID {
 	// parent, on neither's list for a moment: a walk that missed one
 	// is made again.
 	walk := func() {
-		for _, m := range proc.Host().Subtree(tetherPID, 0) {
+		for _, m := range ptree.Subtree(proc.Host(), tetherPID, 0) {
 			if st, err := proc.Host().Status(m.PID); err == nil && len(st.NSpid) > 1 {
 				byNS[st.NSpid[len(st.NSpid)-1]] = m.PID
 			}
@@ -324,7 +325,7 @@ func psRow(out string, pid int) string {
 func hostPIDs(t *testing.T, tetherPID int, line string) string {
 	t.Helper()
 	byNS := map[int]int{}
-	for _, m := range proc.Host().Subtree(tetherPID, 0) {
+	for _, m := range ptree.Subtree(proc.Host(), tetherPID, 0) {
 		if st, err := proc.Host().Status(m.PID); err == nil && len(st.NSpid) > 1 {
 			byNS[st.NSpid[len(st.NSpid)-1]] = m.PID
 		}

@@ -9,8 +9,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 )
 
 // helperEnv is the environment that makes the test binary, run by tether,
@@ -63,10 +65,10 @@ func needFull(t *testing.T, what string) {
 // unreaped child.
 func strand(t *testing.T, tpid int, kill func()) {
 	t.Helper()
-	var wds []*proc.Handle
-	for _, c := range proc.Host().Children(tpid) {
+	var wds []*pidfd.Handle
+	for _, c := range ptree.Children(proc.Host(), tpid) {
 		if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
-			h, err := proc.Host().Open(c)
+			h, err := pidfd.Open(proc.Host(), c)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -168,9 +170,12 @@ func hostTreeOf(t *testing.T, cmd *exec.Cmd) (_ *exec.Cmd, stdin io.WriteCloser,
 		pid := pids[id]
 		// The grandchildren: one in a session of its own, one renamed.
 		proctest.Eventually(t, "child "+id+" has its two grandchildren", func() bool {
-			sub := fs.Subtree(pid, 0)
+			sub := ptree.Subtree(fs, pid, 0)
 			if portable {
-				sub = fs.Descendants(pid, 0, 0)
+				sub = nil
+				if snap, err := ptree.ReadSnapshot(fs); err == nil {
+					sub = snap.Subtree([]int{pid}, 0, 0)
+				}
 			}
 			renamed, setsid := false, false
 			for _, m := range sub {
@@ -233,7 +238,7 @@ func TestHostSIGKILLEndsEveryTree(t *testing.T) {
 // hostWatchdogOf is the host program's watchdog: its child that runs
 // the watchdog's host mode.
 func hostWatchdogOf(host int) int {
-	for _, pid := range proc.Host().Children(host) {
+	for _, pid := range ptree.Children(proc.Host(), host) {
 		if args, _ := proc.Host().Cmdline(pid); len(args) == 3 && args[1] == "tether-watchdog" && args[2] == "host" {
 			if st, err := proc.Host().Stat(pid); err == nil && !st.Zombie() {
 				return pid
@@ -251,7 +256,7 @@ func hostSIGKILL(t *testing.T, replace bool) {
 		if first == 0 {
 			t.Fatal("the host has no watchdog")
 		}
-		h, err := proc.Host().Open(first)
+		h, err := pidfd.Open(proc.Host(), first)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 )
 
 // interactive is a real interactive bash on a pseudo-terminal, driven as
@@ -349,7 +350,7 @@ func TestRunLeavesStartDirectory(t *testing.T) {
 	}
 	tpid := cmd.Process.Pid
 	proctest.Eventually(t, "tether and its watchdog out of the start directory", func() bool {
-		for _, pid := range append(proc.Host().Children(tpid), tpid) {
+		for _, pid := range append(ptree.Children(proc.Host(), tpid), tpid) {
 			if cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); cwd == dir {
 				return false
 			}

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -179,7 +181,7 @@ func watchGone(members []procid.ID, start time.Time, window time.Duration) (ms i
 	for {
 		alive := 0
 		for _, m := range members {
-			if proc.Host().Alive(m) {
+			if ptree.Alive(proc.Host(), m) {
 				alive++
 			}
 		}
@@ -188,7 +190,7 @@ func watchGone(members []procid.ID, start time.Time, window time.Duration) (ms i
 		}
 		if time.Since(start) > window {
 			for _, m := range members {
-				if proc.Host().Alive(m) {
+				if ptree.Alive(proc.Host(), m) {
 					left = append(left, fmt.Sprintf("%d:%s", m.PID, mcpName(m.PID)))
 				}
 			}
@@ -206,7 +208,7 @@ func mcpTree(t *testing.T, pid int) []procid.ID {
 	if err != nil || st.Zombie() {
 		t.Fatalf("the transport's process %d: %v (state %c); want it running", pid, err, st.State)
 	}
-	return append([]procid.ID{{PID: pid, StartTime: st.StartTime}}, proc.Host().Subtree(pid, 0)...)
+	return append([]procid.ID{{PID: pid, StartTime: st.StartTime}}, ptree.Subtree(proc.Host(), pid, 0)...)
 }
 
 // mcpName is pid's name for the table: its command line's first word's
@@ -242,11 +244,11 @@ func mcpName(pid int) string {
 // then sent SIGKILL through the handle.
 func mcpEnd(ms []procid.ID) {
 	for _, m := range ms {
-		h, err := proc.Host().Open(m.PID)
+		h, err := pidfd.Open(proc.Host(), m.PID)
 		if err != nil {
 			continue
 		}
-		if proc.Host().Alive(m) {
+		if ptree.Alive(proc.Host(), m) {
 			_ = h.Signal(syscall.SIGKILL)
 		}
 		h.Close()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -188,7 +189,7 @@ func startSession(scenario string) (*mcpSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range append([]procid.ID{{PID: s.hello.PID, StartTime: st.StartTime}}, proc.Host().Subtree(s.hello.PID, 0)...) {
+	for _, m := range append([]procid.ID{{PID: s.hello.PID, StartTime: st.StartTime}}, ptree.Subtree(proc.Host(), s.hello.PID, 0)...) {
 		s.tree = append(s.tree, m.PID)
 	}
 	return s, nil

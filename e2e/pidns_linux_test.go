@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 )
@@ -36,7 +37,7 @@ func hostPIDOf(t *testing.T, name string) int {
 	t.Helper()
 	var pid int
 	proctest.Eventually(t, "the process named "+name, func() bool {
-		ms, _ := proc.Host().Scan(append(proctest.Env(t), "TETHER_NAME="+name))
+		ms, _ := ptree.Scan(proc.Host(), append(proctest.Env(t), "TETHER_NAME="+name))
 		depth := 0
 		for _, m := range ms {
 			st, err := proc.Host().Status(m.PID)

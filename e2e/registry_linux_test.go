@@ -14,6 +14,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -230,7 +231,7 @@ func TestReclaimAllExecSparesTheShell(t *testing.T) {
 	t.Cleanup(func() { _ = shell.Process.Kill(); _ = shell.Wait() })
 	var cmd int
 	proctest.Eventually(t, "the --exec command running", func() bool {
-		for _, c := range proc.Host().Children(shell.Process.Pid) {
+		for _, c := range ptree.Children(proc.Host(), shell.Process.Pid) {
 			if args, _ := proc.Host().Cmdline(c); len(args) == 2 && args[0] == "sleep" {
 				if env, _ := proc.Host().Environ(c); strings.Contains(strings.Join(env, "\n"), "TETHER_NAME="+name) {
 					cmd = c

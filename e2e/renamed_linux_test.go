@@ -13,6 +13,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -114,7 +115,7 @@ func TestRunSIGKILLEndsRenamedDescendants(t *testing.T) {
 	tpid := r.cmd.Process.Pid
 	var list string
 	proctest.Eventually(t, "the renamed descendants on the watchdog's list", func() bool {
-		for _, c := range proc.Host().Children(tpid) {
+		for _, c := range ptree.Children(proc.Host(), tpid) {
 			args, _ := proc.Host().Cmdline(c)
 			if len(args) > 0 && args[0] == "tether-watchdog" {
 				data, _ := os.ReadFile("/proc/" + itoa(c) + "/fd/5")

@@ -20,6 +20,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/procid"
 )
@@ -527,7 +528,7 @@ func psJSON(t *testing.T, args ...string) map[int]checkReport {
 // childrenNamed are the children of pid whose command name is comm.
 func childrenNamed(pid int, comm string) []procid.ID {
 	var ms []procid.ID
-	for _, c := range proc.Host().Children(pid) {
+	for _, c := range ptree.Children(proc.Host(), pid) {
 		if st, err := proc.Host().Stat(c); err == nil && st.Comm == comm {
 			ms = append(ms, procid.ID{PID: c, StartTime: st.StartTime})
 		}

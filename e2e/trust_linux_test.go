@@ -24,6 +24,7 @@ import (
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -118,7 +119,7 @@ func startVictim(t *testing.T, cred *syscall.Credential, env []string, bin, name
 	}
 	v := &victim{tether: procid.ID{PID: st.PID, StartTime: st.StartTime}, stdin: stdin}
 	proctest.Eventually(t, name+"'s command and record", func() bool {
-		for _, c := range fs.Children(v.tether.PID) {
+		for _, c := range ptree.Children(fs, v.tether.PID) {
 			env, err := fs.Environ(c)
 			if err != nil || !slices.Contains(env, "TETHER_NAME="+name) {
 				continue
@@ -161,7 +162,7 @@ func (v *victim) supervisor() string {
 func (v *victim) wantAlive(t *testing.T, after string) {
 	t.Helper()
 	fs := proc.Host()
-	if !fs.Alive(v.tether) {
+	if !ptree.Alive(fs, v.tether) {
 		t.Errorf("after %s: the victim's tether %d is gone", after, v.tether.PID)
 	}
 	if st, err := fs.Stat(v.command); err != nil || st.Zombie() {
@@ -263,7 +264,7 @@ func TestForgedMarkersSpareHost(t *testing.T) {
 		t.Errorf("reclaim --any-user --all --name alicejob: exit %d, %q; want 0, the forger signalled itself", code, out)
 	}
 	waitGone(t, forger, "a copy of a Host child's markers: the forger, ended itself")
-	if !proc.Host().Alive(program) {
+	if !ptree.Alive(proc.Host(), program) {
 		t.Fatal("the host program is gone: a forged copy of its child's markers had it signalled")
 	}
 	if left := aliveOf(trees[runs[0]]); len(left) != len(trees[runs[0]]) {
@@ -275,7 +276,7 @@ func TestForgedMarkersSpareHost(t *testing.T) {
 		t.Errorf("reclaim --all --run-id %s: exit %d, %q; want 0, each member signalled itself", runs[0], code, out)
 	}
 	proctest.Eventually(t, "child "+runs[0]+"'s whole tree ended", func() bool { return len(aliveOf(trees[runs[0]])) == 0 })
-	if !proc.Host().Alive(program) {
+	if !ptree.Alive(proc.Host(), program) {
 		t.Error("the host program is gone: reclaim --all of one child signalled the program")
 	}
 	if left := aliveOf(trees[runs[1]]); len(left) != len(trees[runs[1]]) {
@@ -305,7 +306,7 @@ func TestRunIDNotShown(t *testing.T) {
 		if shown := withToken(v.runID); len(shown) > 0 {
 			t.Errorf("run %v: run id %s on the command line of %v", args, v.runID, shown)
 		}
-		for _, pid := range append([]int{v.tether.PID, v.command}, proc.Host().Children(v.tether.PID)...) {
+		for _, pid := range append([]int{v.tether.PID, v.command}, ptree.Children(proc.Host(), v.tether.PID)...) {
 			if data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid)); err == nil && strings.Contains(string(data), v.runID) {
 				t.Errorf("run %v: run id %s in /proc/%d/cgroup: %s", args, v.runID, pid, data)
 			}
@@ -502,7 +503,7 @@ func TestEnvironmentGoneStreamNoHold(t *testing.T) {
 	bin := proctest.Copy(t, "e2e.test")
 	v := startVictim(t, nil, nil, bin, "victimsvc", "--grace", "60s")
 	var watchdog procid.ID
-	for _, c := range proc.Host().Children(v.tether.PID) {
+	for _, c := range ptree.Children(proc.Host(), v.tether.PID) {
 		if args, _ := proc.Host().Cmdline(c); len(args) > 0 && args[0] == "tether-watchdog" {
 			st, _ := proc.Host().Stat(c)
 			watchdog = procid.ID{PID: c, StartTime: st.StartTime}
@@ -517,11 +518,11 @@ func TestEnvironmentGoneStreamNoHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for proc.Host().Alive(watchdog) && time.Now().Before(deadline) {
+	for ptree.Alive(proc.Host(), watchdog) && time.Now().Before(deadline) {
 		proctest.StartLine(t, modeEnvironmentGone, spec) // one young one at a time
 		time.Sleep(200 * time.Millisecond)
 	}
-	if proc.Host().Alive(watchdog) {
+	if ptree.Alive(proc.Host(), watchdog) {
 		t.Fatal("root's watchdog still runs 20 s after tether's SIGKILL, held up by another user's mid-execve processes")
 	}
 	if st, err := proc.Host().Stat(v.command); err == nil && !st.Zombie() {

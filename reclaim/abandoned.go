@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/peers"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -121,7 +122,7 @@ func FindAbandoned(anyUser bool) (AbandonedListing, error) {
 		return AbandonedListing{}, ErrAbandonedUnsupported
 	}
 	fs := proc.Host()
-	snap, err := fs.Snapshot()
+	snap, err := ptree.ReadSnapshot(fs)
 	if err != nil {
 		return AbandonedListing{}, err
 	}

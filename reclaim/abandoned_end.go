@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/procid"
 )
@@ -49,7 +51,7 @@ type AbandonedEnd struct {
 func EndAbandoned(ctx context.Context, trees []Abandoned, act AbandonedAction) []AbandonedEnd {
 	fs := proc.Host()
 	out := make([]AbandonedEnd, len(trees))
-	handles := map[procid.ID]*proc.Handle{}
+	handles := map[procid.ID]*pidfd.Handle{}
 	defer func() {
 		for _, h := range handles {
 			h.Close()
@@ -77,7 +79,7 @@ func EndAbandoned(ctx context.Context, trees []Abandoned, act AbandonedAction) [
 }
 
 // endTrees ends the trees at idx together, one escalation for all.
-func endTrees(ctx context.Context, fs proc.FS, trees []Abandoned, idx []int, handles map[procid.ID]*proc.Handle, act AbandonedAction, out []AbandonedEnd) {
+func endTrees(ctx context.Context, fs proc.FS, trees []Abandoned, idx []int, handles map[procid.ID]*pidfd.Handle, act AbandonedAction, out []AbandonedEnd) {
 	treeOf := map[procid.ID]int{}
 	for _, i := range idx {
 		for _, id := range trees[i].IDs() {
@@ -103,7 +105,7 @@ func endTrees(ctx context.Context, fs proc.FS, trees []Abandoned, idx []int, han
 	}
 	runtree.Tree{What: "abandoned stdio trees", Sources: []runtree.Source{runtree.SourceFunc(list)}, Signal: sig, Send: send}.End(ctx, act.Grace)
 	for _, i := range idx {
-		out[i].Left = fs.Living(membersNow(fs, trees, []int{i}))
+		out[i].Left = ptree.Living(fs, membersNow(fs, trees, []int{i}))
 		out[i].Ended = len(out[i].Left) == 0
 	}
 }
@@ -118,10 +120,10 @@ func gone(err error) bool {
 // ones held. An error is a member that could not be held for another
 // reason than its end (no descriptor left, a refusal): the tree's
 // handles are closed and it is not to be signalled.
-func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*proc.Handle) ([]procid.ID, error) {
+func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*pidfd.Handle) ([]procid.ID, error) {
 	var held []procid.ID
 	for _, id := range ids {
-		h, err := fs.Open(id.PID)
+		h, err := pidfd.Open(fs, id.PID)
 		if errors.Is(err, proc.ErrGone) {
 			continue
 		}
@@ -145,7 +147,7 @@ func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*proc.Handle) ([
 // stillAbandoned looks at the tree of root again, from a new snapshot:
 // 0 when it still is abandoned, otherwise why not.
 func stillAbandoned(fs proc.FS, root procid.ID, anyUser bool) AbandonedWhy {
-	snap, err := fs.Snapshot()
+	snap, err := ptree.ReadSnapshot(fs)
 	if err != nil {
 		return EndsUnknown
 	}
@@ -167,9 +169,9 @@ func membersNow(fs proc.FS, trees []Abandoned, idx []int) []procid.ID {
 	var ms []procid.ID
 	for _, i := range idx {
 		ms = append(ms, trees[i].IDs()...)
-		if fs.Alive(trees[i].Root) {
-			ms = append(ms, fs.Subtree(trees[i].Root.PID, 0)...)
+		if ptree.Alive(fs, trees[i].Root) {
+			ms = append(ms, ptree.Subtree(fs, trees[i].Root.PID, 0)...)
 		}
 	}
-	return fs.Living(proc.Unique(ms))
+	return ptree.Living(fs, ptree.Unique(ms))
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/peers"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
+	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -15,7 +17,7 @@ import (
 // process table it walks, and whose processes it selects.
 type looker struct {
 	fs        proc.FS
-	snap      *proc.Snapshot
+	snap      *ptree.Snapshot
 	uid       int
 	anyUser   bool
 	protected map[int]Protection
@@ -70,7 +72,7 @@ func (l *looker) tree(root proc.Process) (tree Abandoned, why AbandonedWhy, ok b
 	case engines.Of(root.PID) != nil:
 		return Abandoned{}, ManagedTree, true
 	}
-	ids := append([]procid.ID{{PID: root.PID, StartTime: root.StartTime}}, l.snap.Descendants([]int{root.PID}, 0, 0)...)
+	ids := append([]procid.ID{{PID: root.PID, StartTime: root.StartTime}}, l.snap.Subtree([]int{root.PID}, 0, 0)...)
 	if why := l.members(ids); why != 0 {
 		return Abandoned{}, why, true
 	}
@@ -162,7 +164,7 @@ type openEnd struct {
 }
 
 // heldFds are the pipes and sockets a tree's members hold.
-type heldFds []proc.File
+type heldFds []sockets.File
 
 // otherEnd reports whether a member holds o's other end: a writer of an
 // input pipe, a reader of an output pipe, a socket's peer.
@@ -184,7 +186,7 @@ func (h heldFds) otherEnd(o openEnd) bool {
 func filesOf(fs proc.FS, ids []procid.ID) (heldFds, bool) {
 	var out heldFds
 	for _, id := range ids {
-		fs, err := fs.Files(id.PID)
+		fs, err := sockets.Files(fs, id.PID)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				continue // exited since

@@ -23,7 +23,7 @@ func addPorts(fs proc.FS, trees []Abandoned) {
 		for _, m := range trees[i].Members {
 			pids = append(pids, m.PID)
 		}
-		held, _ := fs.SocketHolders(inodes, pids)
+		held, _ := sockets.SocketHolders(fs, inodes, pids)
 		seen := map[uint64]bool{}
 		for _, pid := range pids {
 			for _, ino := range held[pid] {

@@ -3,6 +3,7 @@ package reclaim
 import (
 	"slices"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/marker"
@@ -17,7 +18,7 @@ import (
 // must still carry. Any other (tied to its run by a container or a
 // record) is checked again whole. It returns "" when the process may be
 // signalled, else AlreadyGone or Changed, and the cause.
-func confirm(h *proc.Handle, p Process, f Filter) (Outcome, Cause) {
+func confirm(h *pidfd.Handle, p Process, f Filter) (Outcome, Cause) {
 	switch {
 	case !h.Holds(p.StartTime):
 		return AlreadyGone, Cause{}

@@ -2,6 +2,7 @@ package reclaim
 
 import (
 	"context"
+
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/sockets"

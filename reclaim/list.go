@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/probe"
@@ -117,7 +118,7 @@ func hiddenDescendants(listed []Process, f Filter) []Process {
 	}
 	var out []Process
 	for sup := range sups {
-		for _, m := range proc.Host().Subtree(sup, 0) {
+		for _, m := range ptree.Subtree(proc.Host(), sup, 0) {
 			if have[m.PID] {
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
@@ -82,7 +83,7 @@ func (rs *runRecords) living(found []int) []int {
 		seen[pid] = true
 	}
 	var out []int
-	for _, m := range proc.Host().Living(all) {
+	for _, m := range ptree.Living(proc.Host(), all) {
 		if !seen[m.PID] {
 			seen[m.PID] = true
 			out = append(out, m.PID)
@@ -120,7 +121,7 @@ func (rs *runRecords) pruneOver() {
 		all = append(all, rec.Members...)
 	}
 	alive := map[procid.ID]bool{}
-	for _, m := range proc.Host().Living(all) {
+	for _, m := range ptree.Living(proc.Host(), all) {
 		alive[m] = true
 	}
 	for _, rec := range rs.scope {

@@ -3,7 +3,7 @@ package reclaim
 import (
 	"syscall"
 
-	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/signame"
 )
 
 // Sent is one step a reclaim took to end a process: a signal sent to
@@ -23,7 +23,7 @@ func (s Sent) String() string {
 	case s.Engine != "":
 		return "stopped through " + s.Engine
 	case s.ToSupervisor:
-		return proc.SignalName(s.Signal) + " (to its supervisor)"
+		return signame.Name(s.Signal) + " (to its supervisor)"
 	}
-	return proc.SignalName(s.Signal)
+	return signame.Name(s.Signal)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 )
@@ -168,7 +169,7 @@ func restarting(starters []starter, age time.Duration) bool {
 		if st, err := fs.Stat(s.pid); err != nil || st.StartTime != s.start {
 			continue
 		}
-		for _, c := range fs.Children(s.pid) {
+		for _, c := range ptree.Children(fs, s.pid) {
 			st, err := fs.Stat(c)
 			if err != nil {
 				continue

@@ -7,7 +7,9 @@ import (
 
 	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
@@ -65,7 +67,7 @@ type snapshot struct {
 	// check and the signal are then about one process, and what is
 	// confirmed before the signal is what selected it, not the whole of
 	// it again. nil for a listing or a dry run.
-	handles map[int]*proc.Handle
+	handles map[int]*pidfd.Handle
 }
 
 // take takes the snapshot of f: the processes f is about, each freshly
@@ -84,7 +86,7 @@ func take(f Filter, runs, hold bool) (*snapshot, error) {
 	f.Ports = sockets.Unique(f.Ports)
 	s := &snapshot{records: readRecords(f), protected: kill.Protected(proc.Host())}
 	if hold {
-		s.handles = map[int]*proc.Handle{}
+		s.handles = map[int]*pidfd.Handle{}
 	}
 	var pids []int
 	held := map[int][]Listener{}
@@ -129,7 +131,7 @@ func take(f Filter, runs, hold bool) (*snapshot, error) {
 // is to be made whole, before anything is signalled.
 func (s *snapshot) runsOf(id string) []procid.ID {
 	if s.runs == nil && s.runEntries != nil {
-		ms, _ := proc.Host().ScanValues(s.runEntries, marker.RunIDVar)
+		ms, _ := ptree.ScanValues(proc.Host(), s.runEntries, marker.RunIDVar)
 		s.runs = byRun(ms)
 	}
 	return s.runs[id]
@@ -141,9 +143,9 @@ func (s *snapshot) runsOf(id string) []procid.ID {
 // (held). A process no handle could be had for is opened again before
 // its signal and checked whole then.
 func (s *snapshot) check(pid int, f Filter) (Process, error) {
-	var h *proc.Handle
+	var h *pidfd.Handle
 	if s.handles != nil {
-		h, _ = proc.Host().Open(pid)
+		h, _ = pidfd.Open(proc.Host(), pid)
 	}
 	r, err := probe.Check(pid, f.query())
 	if h != nil {
@@ -154,7 +156,7 @@ func (s *snapshot) check(pid int, f Filter) (Process, error) {
 
 // handle hands over the handle that holds pid since its check: nil when
 // there is none. The caller closes it.
-func (s *snapshot) handle(pid int) *proc.Handle {
+func (s *snapshot) handle(pid int) *pidfd.Handle {
 	h := s.handles[pid]
 	delete(s.handles, pid)
 	return h
@@ -198,7 +200,7 @@ func (s *snapshot) lookPorts(ports []uint16, proto string) ([]int, map[int][]Lis
 // for the runs to be made whole.
 func (s *snapshot) scan(f Filter) []int {
 	var pids []int
-	ms, executing := proc.Host().ScanValues(f.Markers.Entries(f.Name), marker.RunIDVar)
+	ms, executing := ptree.ScanValues(proc.Host(), f.Markers.Entries(f.Name), marker.RunIDVar)
 	s.runs = byRun(ms)
 	for _, m := range ms {
 		// Another user's process is left out before the full check:
@@ -217,7 +219,7 @@ func (s *snapshot) scan(f Filter) []int {
 }
 
 // byRun sorts the marked processes by the run id they carry.
-func byRun(ms []proc.Valued) map[string][]procid.ID {
+func byRun(ms []ptree.Valued) map[string][]procid.ID {
 	out := map[string][]procid.ID{}
 	for _, m := range ms {
 		if m.Value != "" {

@@ -8,8 +8,10 @@ import (
 
 	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
+	"github.com/tetherproc/tether/internal/signame"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
 )
@@ -115,8 +117,8 @@ func (s *snapshot) terminateAll(ctx context.Context, results []Result, f Filter,
 // target is a selected process held by a handle, on its way out.
 type target struct {
 	r       *Result
-	h       *proc.Handle
-	via     *proc.Handle // its supervisor's, with Action.ViaSupervisor
+	h       *pidfd.Handle
+	via     *pidfd.Handle // its supervisor's, with Action.ViaSupervisor
 	viaPID  int
 	exited  bool
 	sendErr error
@@ -138,7 +140,7 @@ func (s *snapshot) open(r *Result, f Filter) *target {
 		outcome, cause = confirm(h, r.Process, f)
 	} else {
 		var err error
-		if h, err = proc.Host().Open(r.PID); errors.Is(err, proc.ErrGone) {
+		if h, err = pidfd.Open(proc.Host(), r.PID); errors.Is(err, proc.ErrGone) {
 			r.Outcome = AlreadyGone
 			return nil
 		} else if err != nil {
@@ -165,12 +167,12 @@ func (s *snapshot) open(r *Result, f Filter) *target {
 // handle is open) and may still be ended in p's place (throughSupervisor
 // said so before its run was left unwidened); nil otherwise, and p is
 // then signalled itself.
-func (s *snapshot) openSupervisor(p Process) (*proc.Handle, int) {
+func (s *snapshot) openSupervisor(p Process) (*pidfd.Handle, int) {
 	pid, ok := s.supervisorPID(p)
 	if !ok {
 		return nil, 0
 	}
-	h, err := proc.Host().Open(pid)
+	h, err := pidfd.Open(proc.Host(), pid)
 	if err != nil {
 		return nil, 0
 	}
@@ -249,11 +251,11 @@ func (e *escalation) wait(deadline time.Time) {
 		// A context that can end: it is looked at between short waits.
 		deadline = minTime(deadline, time.Now().Add(hurryEvery))
 	}
-	hs := make([]*proc.Handle, len(ts))
+	hs := make([]*pidfd.Handle, len(ts))
 	for i, t := range ts {
 		hs[i] = t.h
 	}
-	for i, done := range proc.Exited(hs, deadline) {
+	for i, done := range pidfd.Exited(hs, deadline) {
 		ts[i].exited = ts[i].exited || done
 	}
 }
@@ -293,7 +295,7 @@ func sendVia(t *target, sig syscall.Signal, sent map[int]bool) error {
 	}
 	if err := t.via.Signal(sig); err != nil {
 		// The supervisor went meanwhile: the process itself, then.
-		trace.Printf("reclaim: %s to the supervisor of %d: %v; to the process", proc.SignalName(sig), t.r.PID, err)
+		trace.Printf("reclaim: %s to the supervisor of %d: %v; to the process", signame.Name(sig), t.r.PID, err)
 		t.via = nil
 		err = t.h.Signal(sig)
 		if err == nil {

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
@@ -23,7 +24,7 @@ func watchChain(chain []procid.ID, ppid int, gone func()) (stop func(), err erro
 	if len(chain) == 0 {
 		return func() {}, nil
 	}
-	if ok, why := proc.Pidfds(); !ok {
+	if ok, why := pidfd.Pidfds(); !ok {
 		trace.Printf("no pidfds (%v): the caller's chain is looked at every %v", why, chainPoll)
 		return pollChain(proc.Host(), chain, gone)
 	}

@@ -14,7 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
 )
@@ -34,7 +36,7 @@ type Child struct {
 	// handle is a pidfd on the child, opened as it was forked (nil
 	// without pidfds): whether it was reaped, whether it is done, and
 	// its signals, without a read of /proc. Closed by finish.
-	handle *proc.Handle
+	handle *pidfd.Handle
 
 	// Guarded by host.mu: whether the child's group was said to be
 	// gone, and whether its end was claimed (by its Stop, the Host's
@@ -135,7 +137,7 @@ func (c *Child) start() error {
 	// Read before the caller can reap it: its PID is its own until then.
 	if st, err := proc.Host().Stat(c.pid); err == nil {
 		c.started = st.StartTime
-		c.handle, _ = proc.OpenChild(c.pid)
+		c.handle, _ = pidfd.OpenChild(c.pid)
 	}
 	wd.RunGroup(c.cfg.RunID, c.pid)
 	return nil
@@ -144,7 +146,7 @@ func (c *Child) start() error {
 // list lists the child's tree, with the members kept before that are
 // still the same processes: an orphan leaves the child's subtree (the
 // program is no subreaper) but not the list. Under host.mu.
-func (c *Child) list(t *proc.Trees) []procid.ID {
+func (c *Child) list(t *ptree.Trees) []procid.ID {
 	ms, held := c.tree(t, c.kept)
 	if !held && !c.groupGone {
 		c.groupGone = true
@@ -156,7 +158,7 @@ func (c *Child) list(t *proc.Trees) []procid.ID {
 // tree lists the child's live tree: the child while it runs, its
 // subtree while its PID is its own (held: it runs, or exited unreaped),
 // and those of known still the same processes, with their subtrees.
-func (c *Child) tree(t *proc.Trees, known []procid.ID) (ms []procid.ID, held bool) {
+func (c *Child) tree(t *ptree.Trees, known []procid.ID) (ms []procid.ID, held bool) {
 	fs := proc.Host()
 	self := procid.ID{PID: c.pid, StartTime: c.started}
 	// Done is asked before Reaped: a child reaped between the two is
@@ -178,7 +180,7 @@ func (c *Child) tree(t *proc.Trees, known []procid.ID) (ms []procid.ID, held boo
 			if !st.Zombie() {
 				ms = append(ms, self)
 			}
-			ms = append(ms, t.SubtreeOf(st)...)
+			ms = append(ms, t.Subtree(st)...)
 		}
 	}
 	// Of the known, those still below the child are listed already, and
@@ -189,7 +191,7 @@ func (c *Child) tree(t *proc.Trees, known []procid.ID) (ms []procid.ID, held boo
 			rest = append(rest, m)
 		}
 	}
-	return proc.Unique(append(ms, t.AliveWithSubtrees(rest)...)), held
+	return ptree.Unique(append(ms, t.AliveWithSubtrees(rest)...)), held
 }
 
 // held reports whether the child's PID is still its own: it runs, or it
@@ -213,7 +215,7 @@ func (c *Child) reaped() (reaped, ok bool) {
 }
 
 // member reports whether m is the child itself, and its handle.
-func (c *Child) member(m procid.ID) (*proc.Handle, bool) {
+func (c *Child) member(m procid.ID) (*pidfd.Handle, bool) {
 	if c.handle != nil && m == (procid.ID{PID: c.pid, StartTime: c.started}) {
 		return c.handle, true
 	}

@@ -14,7 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/kill"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
@@ -96,7 +98,7 @@ func (h *Host) endGroup(ctx context.Context, grace time.Duration, cs []*Child) m
 		searched: time.Now(),
 	}
 	held := make(map[*Child]bool, len(cs))
-	trees := proc.Host().Trees()
+	trees := ptree.Look(proc.Host())
 	h.mu.Lock()
 	for _, c := range cs {
 		if !c.groupGone {
@@ -187,7 +189,7 @@ func (en *ending) look() ([]procid.ID, bool) {
 			en.full = true
 			trace.Printf("%s: no children lists to follow: every process read for strays", en.what())
 		}
-		executing = len(fs.OwnedPIDs(ex, os.Getuid())) > 0
+		executing = len(ptree.OwnedPIDs(fs, ex, os.Getuid())) > 0
 		for _, v := range vs {
 			if c := en.byRun[v.Value]; c != nil && owner[v.ID] == nil {
 				owner[v.ID] = c
@@ -207,7 +209,7 @@ func (en *ending) look() ([]procid.ID, bool) {
 func (en *ending) trees() ([]procid.ID, map[procid.ID]*Child) {
 	owner := map[procid.ID]*Child{}
 	var all []procid.ID
-	t := proc.Host().Trees() // one look at every child's tree
+	t := ptree.Look(proc.Host()) // one look at every child's tree
 	add := func(c *Child, ms []procid.ID) {
 		for _, m := range ms {
 			if owner[m] == nil {
@@ -261,15 +263,15 @@ const waitOn = 64
 // and a wait that returned at once would spin over the looks.
 func (en *ending) wait(deadline time.Time) {
 	until := time.Now().Add(min(5*time.Millisecond, max(time.Millisecond, time.Until(deadline))))
-	hs := make([]*proc.Handle, 0, min(len(en.owner), waitOn))
-	var opened []*proc.Handle
+	hs := make([]*pidfd.Handle, 0, min(len(en.owner), waitOn))
+	var opened []*pidfd.Handle
 	for m, c := range en.owner {
 		if len(hs) == waitOn {
 			break
 		}
 		if h, ok := c.member(m); ok {
 			hs = append(hs, h) // the child's own, kept
-		} else if h, err := proc.Host().Open(m.PID); err == nil {
+		} else if h, err := pidfd.Open(proc.Host(), m.PID); err == nil {
 			hs = append(hs, h)
 			opened = append(opened, h)
 		}
@@ -278,7 +280,7 @@ func (en *ending) wait(deadline time.Time) {
 		time.Sleep(time.Until(until))
 		return
 	}
-	proc.Exited(hs, until)
+	pidfd.Exited(hs, until)
 	for _, h := range opened {
 		h.Close()
 	}

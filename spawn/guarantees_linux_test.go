@@ -3,7 +3,7 @@ package spawn_test
 import (
 	"testing"
 
-	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -12,7 +12,7 @@ import (
 // watchdog, which it has when main called spawn.Init (as the test
 // binary's does) and the Host was not made without one.
 func TestHostGuarantees(t *testing.T) {
-	pidfds, _ := proc.Pidfds()
+	pidfds, _ := pidfd.Pidfds()
 	for _, watchdog := range []bool{false, true} {
 		newHost := spawn.NewHostWithoutWatchdog
 		if watchdog {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 	"github.com/tetherproc/tether/procid"
@@ -211,7 +212,7 @@ func (h *Host) keep() {
 func (h *Host) list() (over []*Child) {
 	// Read before the trees: what is born later is the next search's.
 	mark, markOK := lastPID()
-	look := proc.Host().Trees() // one look at every child's tree
+	look := ptree.Look(proc.Host()) // one look at every child's tree
 	h.mu.Lock()
 	h.checkWatchdog()
 	trees := map[*Child][]procid.ID{}
@@ -237,7 +238,7 @@ func (h *Host) list() (over []*Child) {
 	if !markOK {
 		searched = empty
 	}
-	var strays []proc.Valued
+	var strays []ptree.Valued
 	var executing []int
 	spanned := false
 	if len(searched) > 0 {
@@ -265,7 +266,7 @@ func (h *Host) list() (over []*Child) {
 // and returns the children found over: those whose tree is empty and
 // was already empty at the look (empty), unless a process of the user's
 // was mid-execve then (executing), which might have been one of theirs.
-func (h *Host) keepFound(cs []*Child, trees map[*Child][]procid.ID, strays []proc.Valued, executing []int, empty []*Child) (over []*Child) {
+func (h *Host) keepFound(cs []*Child, trees map[*Child][]procid.ID, strays []ptree.Valued, executing []int, empty []*Child) (over []*Child) {
 	var all []procid.ID
 	for _, c := range cs {
 		if h.children[c.cfg.RunID] != c {
@@ -277,7 +278,7 @@ func (h *Host) keepFound(cs []*Child, trees map[*Child][]procid.ID, strays []pro
 				kept = append(kept, v.ID)
 			}
 		}
-		kept = proc.Unique(kept)
+		kept = ptree.Unique(kept)
 		if c.stopping {
 			// Its Stop took the list and the search's start at once:
 			// before this, or after, with what this search found.
@@ -291,7 +292,7 @@ func (h *Host) keepFound(cs []*Child, trees map[*Child][]procid.ID, strays []pro
 	}
 	sortMembers(all)
 	h.guard.wd.Record(all)
-	if len(proc.Host().OwnedPIDs(executing, os.Getuid())) > 0 {
+	if len(ptree.OwnedPIDs(proc.Host(), executing, os.Getuid())) > 0 {
 		return nil
 	}
 	for _, c := range empty {

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/procid"
 	"github.com/tetherproc/tether/spawn"
@@ -152,7 +154,7 @@ func TestHostContainCgroup(t *testing.T) {
 	}
 	var escapee procid.ID
 	proctest.Eventually(t, "the escapee", func() bool {
-		ms, _ := proc.Host().Scan([]string{marker.RunIDVar + "=" + c.RunID()})
+		ms, _ := ptree.Scan(proc.Host(), []string{marker.RunIDVar + "=" + c.RunID()})
 		for _, pid := range allPIDs() {
 			if args, _ := proc.Host().Cmdline(pid); len(args) == 2 && args[0] == "sleep" && args[1] == "60" {
 				st, err := proc.Host().Stat(pid)
@@ -251,7 +253,7 @@ func TestHostWatchdogReplaced(t *testing.T) {
 	if len(first) != 1 {
 		t.Fatalf("%d watchdogs; want 1", len(first))
 	}
-	h2, err := proc.Host().Open(first[0])
+	h2, err := pidfd.Open(proc.Host(), first[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +270,7 @@ func TestHostWatchdogReplaced(t *testing.T) {
 // hostWatchdog lists this process's children that are a host's watchdog.
 func hostWatchdog(t *testing.T) []int {
 	var out []int
-	for _, pid := range proc.Host().Children(os.Getpid()) {
+	for _, pid := range ptree.Children(proc.Host(), os.Getpid()) {
 		if args, _ := proc.Host().Cmdline(pid); len(args) == 3 && args[1] == "tether-watchdog" && args[2] == "host" {
 			if st, err := proc.Host().Stat(pid); err == nil && !st.Zombie() {
 				out = append(out, pid)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/registry"
 	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/spawn"
@@ -65,7 +66,7 @@ func measure(t *testing.T, children int, runs map[string]bool) usage {
 		}
 	}
 	fs := proc.Host()
-	for _, pid := range fs.Children(os.Getpid()) {
+	for _, pid := range ptree.Children(fs, os.Getpid()) {
 		if st, err := fs.Stat(pid); err == nil && st.Zombie() {
 			u.zombies++
 		}
@@ -165,7 +166,7 @@ func TestHostLongUse(t *testing.T) {
 			t.Errorf("at %d children: %d zombies, %d run records left", u.children, u.zombies, u.records)
 		}
 	}
-	if left, _ := proc.Host().Scan([]string{"TETHER_NAME=" + name}); len(left) > 0 {
+	if left, _ := ptree.Scan(proc.Host(), []string{"TETHER_NAME=" + name}); len(left) > 0 {
 		t.Errorf("%d processes of the runs still alive: %v", len(left), left)
 	}
 }

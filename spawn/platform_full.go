@@ -17,8 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
@@ -99,7 +101,7 @@ var platformGuarantees = Guarantees{ParentDeathSignal: true, Cgroups: true}
 
 // pidfds says this kernel gives pidfds (Linux 5.3), which signals go
 // through.
-func pidfds() bool { ok, _ := proc.Pidfds(); return ok }
+func pidfds() bool { ok, _ := pidfd.Pidfds(); return ok }
 
 // cgroupsHere: cgroups are Linux's, and the machine says the rest.
 func cgroupsHere() error { return nil }
@@ -128,15 +130,15 @@ var lastPIDs = sync.OnceValue(func() bool { _, ok := lastPID(); return ok })
 // the values hold and the span is not too long (spanned); else among the
 // children of the program's line of ancestors, or every process where
 // those cannot be read (full).
-func (h *Host) strays(cs []*Child, from, to int, byBirth bool, known func(int) bool) (vs []proc.Valued, executing []int, spanned, full bool) {
+func (h *Host) strays(cs []*Child, from, to int, byBirth bool, known func(int) bool) (vs []ptree.Valued, executing []int, spanned, full bool) {
 	fs := proc.Host()
 	since, entries := strayed(cs)
 	if byBirth {
-		if vs, executing, ok := fs.StraysBorn(from, to, since, entries, marker.RunIDVar, known); ok {
+		if vs, executing, ok := ptree.StraysBorn(fs, from, to, since, entries, marker.RunIDVar, known); ok {
 			return vs, executing, true, false
 		}
 	}
-	vs, executing, full = fs.Strays(since, entries, marker.RunIDVar, known, spawnerTID)
+	vs, executing, full = ptree.Strays(fs, since, entries, marker.RunIDVar, known, spawnerTID)
 	return vs, executing, false, full
 }
 
@@ -159,7 +161,7 @@ func (r *supervisor) below() runtree.Source {
 			if !c.zombie {
 				out = append(out, c.ID)
 			}
-			out = append(out, fs.Subtree(c.PID, skip)...)
+			out = append(out, ptree.Subtree(fs, c.PID, skip)...)
 		}
 		return out, false
 	})

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/marker"
@@ -64,11 +65,11 @@ type tickState struct {
 	// into the command's group later, which no shell does, would not be
 	// seen). On Linux it reads again only those started since the
 	// command. since says the command's start has been given to it.
-	table *proc.Table
+	table *ptree.Table
 	since bool
 	// snap and tree are the snapshot the listing under way was built
 	// from, and what below found in it, for strays to go on with.
-	snap *proc.Snapshot
+	snap *ptree.Snapshot
 	tree map[procid.ID]bool
 	// carries says, of each process whose environment was read,
 	// whether it carries the run id.
@@ -82,16 +83,16 @@ type tickState struct {
 func (r *supervisor) scanFromNow() { r.tick.scan = true }
 
 // snapshot takes the listing's snapshot of the process table.
-func (r *supervisor) snapshot() *proc.Snapshot {
+func (r *supervisor) snapshot() *ptree.Snapshot {
 	if r.tick.table == nil {
 		// Not made before the command started (contain): every process
 		// is read at each snapshot until the command's start is known.
-		r.tick.table = proc.Host().NewTable()
+		r.tick.table = ptree.NewTable(proc.Host())
 	}
 	snap, err := r.tick.table.Snapshot()
 	if err != nil {
 		trace.Printf("process table not read: %v", err)
-		return proc.EmptySnapshot()
+		return ptree.EmptySnapshot()
 	}
 	return snap
 }
@@ -113,13 +114,13 @@ func (r *supervisor) below() runtree.Source {
 	})
 }
 
-func (r *supervisor) belowIn(snap *proc.Snapshot, skip int) []procid.ID {
+func (r *supervisor) belowIn(snap *ptree.Snapshot, skip int) []procid.ID {
 	pgid := r.child
 	if r.done {
 		pgid = 0
 	}
 	if r.cfg.SoleReaper {
-		return snap.Descendants([]int{os.Getpid()}, skip, pgid)
+		return snap.Subtree([]int{os.Getpid()}, skip, pgid)
 	}
 	// The calling program's other children are not the run's: the
 	// walk starts at the command.
@@ -130,7 +131,7 @@ func (r *supervisor) belowIn(snap *proc.Snapshot, skip int) []procid.ID {
 	if p, ok := snap.Process(r.child); ok && !p.Zombie {
 		out = append(out, procid.ID{PID: r.child, StartTime: p.StartTime})
 	}
-	return append(out, snap.Descendants([]int{r.child}, skip, pgid)...)
+	return append(out, snap.Subtree([]int{r.child}, skip, pgid)...)
 }
 
 // beforeReap writes the tree down while the command, exited but not yet
@@ -149,7 +150,7 @@ func (r *supervisor) beforeReap() {
 	if !r.tick.since {
 		r.tick.since = true
 		if r.tick.table == nil {
-			r.tick.table = proc.Host().NewTable()
+			r.tick.table = ptree.NewTable(proc.Host())
 		}
 		r.tick.table.Since(st.StartTime)
 	}
@@ -173,7 +174,7 @@ func (r *supervisor) strayMembers() ([]procid.ID, bool) {
 	r.tick.snap = nil
 	var ms []procid.ID
 	if r.tick.scan {
-		ms, _ = proc.Host().Scan([]string{r.entry()})
+		ms, _ = ptree.Scan(proc.Host(), []string{r.entry()})
 	} else {
 		ms = r.carriers(snap)
 	}
@@ -185,7 +186,7 @@ func (r *supervisor) strayMembers() ([]procid.ID, bool) {
 		}
 	}
 	r.tick.tree = nil
-	return append(ms, snap.Descendants(roots, 0, 0)...), false
+	return append(ms, snap.Subtree(roots, 0, 0)...), false
 }
 
 // carriers are the processes of snap that carry the run id, as far as
@@ -193,7 +194,7 @@ func (r *supervisor) strayMembers() ([]procid.ID, bool) {
 // root) that below did not find, each read the first time it is seen
 // and never again. A read that may come out otherwise later (an execve
 // under way) is not kept.
-func (r *supervisor) carriers(snap *proc.Snapshot) []procid.ID {
+func (r *supervisor) carriers(snap *ptree.Snapshot) []procid.ID {
 	fs := proc.Host()
 	entry := r.entry()
 	self, uid, root := os.Getpid(), os.Getuid(), os.Geteuid() == 0
@@ -230,7 +231,7 @@ func (r *supervisor) contain(path string, args []string, _ *syscall.ProcAttr) (s
 	if r.cfg.Contain != NoContainment {
 		return "", nil, containFailed(r.cfg.Contain, []string{"cgroup and pidns: Linux only"})
 	}
-	r.tick.table = proc.Host().NewTable()
+	r.tick.table = ptree.NewTable(proc.Host())
 	r.tick.table.Before()
 	return path, args, nil
 }
@@ -283,13 +284,13 @@ func lastPIDs() bool { return false }
 // cs, as macOS allows: its table and each environment (kern.procargs2),
 // those started before the oldest child left out. A process in the
 // middle of an execve cannot be told here (executing is empty).
-func (h *Host) strays(cs []*Child, _, _ int, _ bool, known func(int) bool) (vs []proc.Valued, executing []int, spanned, full bool) {
+func (h *Host) strays(cs []*Child, _, _ int, _ bool, known func(int) bool) (vs []ptree.Valued, executing []int, spanned, full bool) {
 	since, _ := strayed(cs)
 	runs := make(map[string]bool, len(cs))
 	for _, c := range cs {
 		runs[c.cfg.RunID] = true
 	}
-	all, executing := proc.Host().ScanValues(nil, marker.RunIDVar)
+	all, executing := ptree.ScanValues(proc.Host(), nil, marker.RunIDVar)
 	for _, v := range all {
 		if runs[v.Value] && v.StartTime >= since && (known == nil || !known(v.PID)) {
 			vs = append(vs, v)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
 )
@@ -144,7 +145,7 @@ func (p *reaper) ownChildren(entry string, kept []procid.ID, watchdog int) []own
 		return out
 	}
 	known := make(map[procid.ID]bool, len(p.adopted))
-	for _, pid := range fs.Children(os.Getpid()) {
+	for _, pid := range ptree.Children(fs, os.Getpid()) {
 		if pid == p.child || pid == watchdog {
 			continue
 		}

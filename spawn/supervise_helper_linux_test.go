@@ -20,6 +20,7 @@ import (
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/spawn"
 )
 
@@ -130,7 +131,7 @@ func report(ended spawn.Exit, err error) {
 		reapWatchdog()
 	}
 	line := []string{"zombies"}
-	for _, pid := range proc.Host().Children(os.Getpid()) {
+	for _, pid := range ptree.Children(proc.Host(), os.Getpid()) {
 		if st, err := proc.Host().Stat(pid); err == nil && st.Zombie() {
 			line = append(line, strconv.Itoa(pid))
 		}
@@ -143,7 +144,7 @@ func report(ended spawn.Exit, err error) {
 // that reaper would, and says "error" unless it died of the KILL or
 // exited 0 (it read the "done" written before the KILL first).
 func reapWatchdog() {
-	for _, pid := range proc.Host().Children(os.Getpid()) {
+	for _, pid := range ptree.Children(proc.Host(), os.Getpid()) {
 		if st, err := proc.Host().Stat(pid); err != nil || st.Comm != "tether-watchdog" {
 			continue
 		}

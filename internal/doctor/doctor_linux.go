@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/cgroup"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/pidns"
 	"github.com/tetherproc/tether/internal/proc"
 )
@@ -18,7 +19,7 @@ import (
 func Check() []Finding {
 	cg, ns := cgroup2(), pidNamespaces()
 	return []Finding{
-		pdeathsig(), pidfd(), subreaper(), cg, userNamespaces(), ns,
+		pdeathsig(), pidfds(), subreaper(), cg, userNamespaces(), ns,
 		hidepid(), processLimit(), contain(cg, ns), linking(),
 	}
 }
@@ -76,9 +77,9 @@ func pdeathsig() Finding {
 	return f
 }
 
-func pidfd() Finding {
+func pidfds() Finding {
 	f := Finding{Name: "pidfd"}
-	if ok, why := proc.Pidfds(); !ok {
+	if ok, why := pidfd.Pidfds(); !ok {
 		f.Detail = why.Error() + " (Linux 5.3+): processes are held by PID and start time, and signalled with kill(2) right after a fresh look at both; the caller's chain is looked at every 100 ms"
 		return f
 	}

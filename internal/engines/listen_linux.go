@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/sockets"
 )
 
 // listening lists the ports process pid serves: the listening TCP and
@@ -46,13 +47,13 @@ func listening(fs proc.FS, pid int) ([]held, error) {
 				}
 				return nil, err
 			}
-			socks, err := proc.ParseNetTable(data)
+			socks, err := sockets.ParseNetTable(data)
 			if err != nil {
 				return nil, err
 			}
-			proto, state := "tcp", uint8(proc.TCPListen)
+			proto, state := "tcp", uint8(sockets.TCPListen)
 			if strings.HasPrefix(table, "udp") {
-				proto, state = "udp", proc.UDPUnconnected
+				proto, state = "udp", sockets.UDPUnconnected
 			}
 			for _, s := range socks {
 				if s.State == state && inodes[s.Inode] {

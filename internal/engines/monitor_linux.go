@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
+	"github.com/tetherproc/tether/internal/sockets"
 )
 
 // monitorOf finds, without asking an engine, the conmon of the
@@ -31,7 +33,7 @@ func monitorOf(fs proc.FS, pid int, p *Proxy, uid int) *Proxy {
 		}
 		targets[netnsInode(p.Netns)] = true
 	} else {
-		for _, of := range append([]int{pid}, fs.Children(pid)...) {
+		for _, of := range append([]int{pid}, ptree.Children(fs, pid)...) {
 			for _, dir := range namespaceDirs(fs, of) {
 				targets[netnsInode(fs.Path(of, dir+"ns/net"))] = true
 			}
@@ -111,10 +113,10 @@ func shimOf(fs proc.FS, ip string) string {
 			var addrs []netip.Addr
 			if want.Is4() {
 				b, _ := os.ReadFile(fs.Path(kid, "net/fib_trie"))
-				addrs = proc.ParseFibTrie(b)
+				addrs = sockets.ParseFibTrie(b)
 			} else {
 				b, _ := os.ReadFile(fs.Path(kid, "net/if_inet6"))
-				addrs = proc.ParseIfInet6(b)
+				addrs = sockets.ParseIfInet6(b)
 			}
 			if slices.Contains(addrs, want.Unmap()) {
 				return id

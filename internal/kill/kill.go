@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/procid"
 )
@@ -23,7 +24,7 @@ func Signal(m procid.ID, sig syscall.Signal) error { return SignalIn(proc.Host()
 // reaped by its own parent) is never signalled. ErrGone when m no longer
 // holds its PID.
 func SignalIn(fs proc.FS, m procid.ID, sig syscall.Signal) error {
-	h, err := fs.Open(m.PID)
+	h, err := pidfd.Open(fs, m.PID)
 	if err != nil {
 		return err
 	}

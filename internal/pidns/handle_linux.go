@@ -13,7 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/exitcode"
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -33,7 +35,7 @@ type Init struct {
 	// command is the init's child, as this /proc numbers it, held by a
 	// pidfd so that no recycled PID is signalled; nil until started.
 	mu      sync.Mutex
-	command *proc.Handle
+	command *pidfd.Handle
 	cmdPID  int
 	reading bool
 	// execErr is the errno the init could not execute the command with.
@@ -167,7 +169,7 @@ func (in *Init) read(init int) {
 func (in *Init) hold(init int) {
 	fs := proc.Host()
 	first, start := 0, uint64(0)
-	for _, pid := range fs.Children(init) {
+	for _, pid := range ptree.Children(fs, init) {
 		if st, err := fs.Stat(pid); err == nil && st.PPID == init && (first == 0 || st.StartTime < start) {
 			first, start = pid, st.StartTime
 		}
@@ -175,7 +177,7 @@ func (in *Init) hold(init int) {
 	if first == 0 {
 		return
 	}
-	h, err := fs.Open(first)
+	h, err := pidfd.Open(fs, first)
 	if err != nil {
 		return
 	}

@@ -1,20 +1,22 @@
-// Package proc is tether's one reading of the kernel's process table: the
-// parsers of its formats, the readers that feed them, the scan over every
-// process, and the handle (a pidfd where the kernel has them) that a
-// signal goes through. Signalling a process by its identity and the TERM,
-// grace, KILL escalation that ends a set of processes are
-// internal/kill's.
+// Package proc is tether's one reading of the kernel's process table, in
+// prometheus/procfs's shape: an FS (a /proc mounted at a root directory),
+// a reader on it for each file of a process (stat, status, cmdline,
+// environ, cgroup, statm, the children lists, the namespaces; kern.proc
+// and procargs2 on macOS) and of the system (mountinfo, tty drivers, the
+// last and the largest PID), each with its parser.
 //
-// It exists so that each of these rules is written once. A scan that
-// skipped a process caught in the middle of an execve in one place and
-// waited for it in another would make tether's promises depend on which
-// code path a process happened to meet.
+// It exists so that each file is read, and each failure classified, in
+// one place. The parsers (ParseStat, ParseStatus, ParseEnviron,
+// ParseProcArgs2, ...) are pure functions over bytes, tested on fixtures
+// in testdata/ and fuzzed; the readers hang off an FS so that they too
+// run on fixtures: Host is the live /proc, NewFS a copy of one on disk.
 //
-// The parsers (ParseStat, ParseStatus, ParseEnviron, ParseProcArgs2,
-// ParseNetTable) are pure functions over bytes, tested on fixtures in
-// testdata/ and fuzzed. The readers hang off an FS, a /proc mounted at a
-// root directory, as prometheus/procfs does, so that they too run on
-// fixtures: Host is the live /proc, NewFS a copy of one on disk.
+// What is made of these readings lives beside it, so that this package
+// stays a reader: holding a process for a signal is internal/pidfd's,
+// walking the table as a tree and scanning every environment
+// internal/ptree's, sockets (the /proc/net tables, the fd tables,
+// addresses) internal/sockets', the names of signals internal/signame's,
+// and the TERM, grace, KILL escalation internal/kill's.
 //
 // Failures are classified, never guessed: ErrGone when no process has the
 // PID, ErrUnverifiable when one may but cannot be read (another user's,

@@ -40,7 +40,7 @@ func (fs FS) Process(pid int) (Process, error) {
 	if int(k.Proc.P_pid) != pid {
 		return Process{}, existsOr(pid, what, unix.ESRCH)
 	}
-	return processOfKinfo(k), nil
+	return ProcessOfKinfo(k), nil
 }
 
 func readProcArgs(pid int) (ProcArgs, error) {

@@ -3,16 +3,13 @@ package proc_test
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
-	"github.com/tetherproc/tether/procid"
 )
 
 // The readers run on a process table laid out on disk as /proc is:
@@ -59,24 +56,11 @@ func TestFSEnvironAndCmdline(t *testing.T) {
 	}
 }
 
-func TestFSScanAndTree(t *testing.T) {
+func TestFSPIDs(t *testing.T) {
 	pids, err := fixtureFS.PIDs()
 	slices.Sort(pids)
 	if want := []int{5971, 5983, 6049, 6050}; err != nil || !reflect.DeepEqual(pids, want) {
 		t.Errorf("PIDs() = %v, %v; want %v", pids, err, want)
-	}
-	matched, executing := fixtureFS.Scan([]string{"TETHER=1", "TETHER_NAME=web"})
-	if want := []procid.ID{{PID: 5971, StartTime: 31814}}; !reflect.DeepEqual(matched, want) || !reflect.DeepEqual(executing, []int{5983}) {
-		t.Errorf("Scan = %v, executing %v; want %v, executing [5983]", matched, executing, want)
-	}
-	if matched, _ := fixtureFS.Scan([]string{"TETHER=1", "TETHER_NAME=we"}); len(matched) != 0 {
-		t.Errorf("Scan for another name = %v; want none", matched)
-	}
-	if tree := fixtureFS.Subtree(5971, 0); !reflect.DeepEqual(tree, []procid.ID{{PID: 5983, StartTime: 31855}}) {
-		t.Errorf("Subtree(5971) = %v; want the live child 5983 only", tree)
-	}
-	if tree := fixtureFS.Subtree(5971, 5983); len(tree) != 0 {
-		t.Errorf("Subtree(5971) skipping 5983 = %v; want none", tree)
 	}
 }
 
@@ -87,38 +71,6 @@ func TestFSSystemFiles(t *testing.T) {
 	at, err := fixtureFS.StartedAt(250)
 	if want := time.Unix(1700000002, 5e8); err != nil || !at.Equal(want) {
 		t.Errorf("StartedAt(250) = %v, %v; want %v", at, err, want)
-	}
-	socks, err := fixtureFS.NetTable("tcp")
-	if err != nil || len(socks) == 0 {
-		t.Errorf("NetTable(tcp) = %v, %v; want the fixture's sockets", socks, err)
-	}
-	if socks, err := fixtureFS.NetTable("tcp6"); err != nil || socks != nil {
-		t.Errorf("NetTable(tcp6) of a kernel without it = %v, %v; want nothing", socks, err)
-	}
-}
-
-// Descendants, by parent links, finds what Subtree, by children lists,
-// finds: a shell's children and grandchildren.
-func TestDescendantsByParentLinks(t *testing.T) {
-	cmd := exec.Command("/bin/sh", "-c", `sleep 30 & sh -c "sleep 30 & wait" & wait`)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	}()
-	fs := proc.Host()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(fs.Subtree(cmd.Process.Pid, 0)) < 3 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	byLinks, byLists := fs.Descendants(cmd.Process.Pid, 0, 0), fs.Subtree(cmd.Process.Pid, 0)
-	slices.SortFunc(byLinks, func(a, b procid.ID) int { return a.PID - b.PID })
-	slices.SortFunc(byLists, func(a, b procid.ID) int { return a.PID - b.PID })
-	if len(byLists) != 3 || !reflect.DeepEqual(byLinks, byLists) {
-		t.Errorf("Descendants = %v, Subtree = %v; want the same three", byLinks, byLists)
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 // ReadPlain reads the whole file at path with plain system calls.
 func ReadPlain(path string) ([]byte, error) {
 	// Enough for a status file in one read, the longest of the usual ones.
-	data, err := readInto(path, make([]byte, 0, 2048))
+	data, err := ReadInto(path, make([]byte, 0, 2048))
 	if err != nil {
 		return nil, &os.PathError{Op: "read", Path: path, Err: err}
 	}
@@ -42,10 +42,10 @@ func ReadShown(path string) ([]byte, error) {
 	return data, nil
 }
 
-// readInto reads a whole file into buf's storage, growing it as needed.
-func readInto(path string, buf []byte) ([]byte, error) { return readFile(path, buf, toEnd) }
+// ReadInto reads a whole file into buf's storage, growing it as needed.
+func ReadInto(path string, buf []byte) ([]byte, error) { return readFile(path, buf, toEnd) }
 
-// readShown is readInto for a file rendered in one piece (ReadShown).
+// readShown is ReadInto for a file rendered in one piece (ReadShown).
 func readShown(path string, buf []byte) ([]byte, error) { return readFile(path, buf, shownWhole) }
 
 // readEnd says when a read of a file has reached its end.
@@ -105,9 +105,9 @@ func readFile(path string, buf []byte, end readEnd) ([]byte, error) {
 	}
 }
 
-// numericEntries lists the numeric names (PIDs, TIDs) of the directory
+// NumericEntries lists the numeric names (PIDs, TIDs) of the directory
 // at path.
-func numericEntries(path string) ([]int, error) {
+func NumericEntries(path string) ([]int, error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}

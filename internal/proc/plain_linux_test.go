@@ -65,7 +65,7 @@ func TestReadEnds(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the shell's children: %q, want 12", want)
 		}
-		want, _ = readInto(path, nil)
+		want, _ = ReadInto(path, nil)
 	}
 	for _, size := range []int{8, 16, 4096} {
 		got, err := readFile(path, make([]byte, 0, size), shortRecords)

@@ -7,13 +7,6 @@ import (
 	"strings"
 )
 
-// ProcArgs is what macOS's kern.procargs2 sysctl returns for a process.
-type ProcArgs struct {
-	Path string   // the executable's path, as given to execve
-	Args []string // argv
-	Env  []string // the environment
-}
-
 // ParseProcArgs2 parses a kern.procargs2 buffer: the strings that execve
 // copied to the top of the new process's stack, as XNU lays them out
 // (exec_extract_strings and exec_add_apple_strings in bsd/kern/kern_exec.c)

@@ -2,9 +2,6 @@ package proc
 
 import (
 	"errors"
-	"fmt"
-
-	"github.com/tetherproc/tether/procid"
 )
 
 // Process is what the kernel tells about a PID without its environment.
@@ -25,13 +22,6 @@ type Process struct {
 	NSpid []int
 }
 
-// Valued is a process a scan matched, with the value of the variable
-// the scan was asked to read from its environment ("" where it has none).
-type Valued struct {
-	procid.ID
-	Value string
-}
-
 var (
 	// ErrGone means no process has the PID.
 	ErrGone = errors.New("no such process")
@@ -45,17 +35,6 @@ var (
 	ErrExecuting = errors.New("in the middle of an execve: its environment is not laid out yet")
 )
 
-// ThreadError is returned for the id of a thread that is not the main
-// thread of its process: a thread id is not a process.
-type ThreadError struct {
-	TID  int
-	TGID int
-}
-
-func (e *ThreadError) Error() string {
-	return fmt.Sprintf("%d is a thread of process %d, not a process", e.TID, e.TGID)
-}
-
 // readError keeps the operating system's error for the message while
 // classifying it as ErrGone or ErrUnverifiable for errors.Is.
 type readError struct {
@@ -66,15 +45,3 @@ type readError struct {
 
 func (e *readError) Error() string   { return e.what + ": " + e.err.Error() }
 func (e *readError) Unwrap() []error { return []error{e.kind, e.err} }
-
-// members are the members of vs, without their values.
-func members(vs []Valued, executing []int) ([]procid.ID, []int) {
-	if vs == nil {
-		return nil, executing
-	}
-	out := make([]procid.ID, len(vs))
-	for i, v := range vs {
-		out[i] = v.ID
-	}
-	return out, executing
-}

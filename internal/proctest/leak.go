@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/procid"
 )
@@ -34,7 +35,7 @@ func Alive(id string) (pids []int, unsettled bool) {
 }
 
 func alive(id string) ([]procid.ID, bool) {
-	ms, executing := proc.Host().Scan([]string{IDVar + "=" + id})
+	ms, executing := ptree.Scan(proc.Host(), []string{IDVar + "=" + id})
 	return ms, len(executing) > 0
 }
 

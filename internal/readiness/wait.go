@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/sockets"
 )
 
@@ -71,9 +73,9 @@ type waitState struct {
 // goroutine that polls it, which is this one.
 func (s Spec) poll(st *waitState) (ready, gone bool, err error) {
 	deadline := time.Now().Add(min(s.Timeout, 100*365*24*time.Hour))
-	var h *proc.Handle
+	var h *pidfd.Handle
 	if s.PID != 0 {
-		h, err = proc.Host().Open(s.PID)
+		h, err = pidfd.Open(proc.Host(), s.PID)
 		if errors.Is(err, proc.ErrGone) {
 			if s.Free {
 				return s.settle(st)
@@ -201,7 +203,7 @@ func serving(ports []uint16, owners []int, proto string) (map[uint16][]sockets.L
 // exitedWithin waits d, or less when the process of h (if any) exits
 // first, and reports whether it did. A zombie has exited: its status is
 // its parent's to collect, and it serves no port.
-func exitedWithin(h *proc.Handle, d time.Duration) bool {
+func exitedWithin(h *pidfd.Handle, d time.Duration) bool {
 	if h == nil {
 		time.Sleep(d)
 		return false
@@ -210,7 +212,7 @@ func exitedWithin(h *proc.Handle, d time.Duration) bool {
 	// the pause is served whole all the same.
 	end := time.Now().Add(d)
 	for time.Now().Before(end) {
-		if proc.Exited([]*proc.Handle{h}, end)[0] {
+		if pidfd.Exited([]*pidfd.Handle{h}, end)[0] {
 			return true
 		}
 	}
@@ -222,7 +224,7 @@ func exitedWithin(h *proc.Handle, d time.Duration) bool {
 // socket to a child it starts later.
 func (s Spec) owners() []int {
 	out := []int{s.PID}
-	for _, m := range proc.Host().Subtree(s.PID, 0) {
+	for _, m := range ptree.Subtree(proc.Host(), s.PID, 0) {
 		out = append(out, m.PID)
 	}
 	return out

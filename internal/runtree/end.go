@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/signame"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
 )
@@ -126,9 +127,9 @@ func (e *ending) signal(m procid.ID, sig syscall.Signal) {
 	err := e.send(m, sig)
 	switch {
 	case err == nil:
-		trace.Printf("%s: %s to %d", e.t.What, proc.SignalName(sig), m.PID)
+		trace.Printf("%s: %s to %d", e.t.What, signame.Name(sig), m.PID)
 	case errors.Is(err, proc.ErrGone):
 	default:
-		trace.Printf("%s: %s to %d failed: %v", e.t.What, proc.SignalName(sig), m.PID, err)
+		trace.Printf("%s: %s to %d failed: %v", e.t.What, signame.Name(sig), m.PID, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
 	"github.com/tetherproc/tether/internal/runtree"
+	"github.com/tetherproc/tether/internal/signame"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -65,7 +66,7 @@ func TestEndEndsAGrowingTree(t *testing.T) {
 			return live(), false
 		})},
 		Send: func(m procid.ID, sig syscall.Signal) error {
-			sent[m.PID] = append(sent[m.PID], proc.SignalName(sig))
+			sent[m.PID] = append(sent[m.PID], signame.Name(sig))
 			return kill.SignalIn(fs, m, sig)
 		},
 		Wait: func(deadline time.Time) {

@@ -3,6 +3,7 @@ package runtree
 import (
 	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -12,7 +13,7 @@ import (
 // by another child of root): the whole of a run whose supervisor is its
 // subreaper.
 func Below(fs proc.FS, root int, skip func() int) Source {
-	return SourceFunc(func() ([]procid.ID, bool) { return fs.Subtree(root, skip()), false })
+	return SourceFunc(func() ([]procid.ID, bool) { return ptree.Subtree(fs, root, skip()), false })
 }
 
 // Kept are those of ms that are still the processes they name, each with
@@ -24,7 +25,7 @@ func Kept(fs proc.FS, ms []procid.ID) Source {
 		if len(ms) == 0 {
 			return nil, false
 		}
-		return proc.Unique(fs.AliveWithSubtrees(ms)), false
+		return ptree.Unique(ptree.Look(fs).AliveWithSubtrees(ms)), false
 	})
 }
 
@@ -35,8 +36,8 @@ func Kept(fs proc.FS, ms []procid.ID) Source {
 // good.
 func Carriers(fs proc.FS, entries []string, uid int) Source {
 	return SourceFunc(func() ([]procid.ID, bool) {
-		ms, executing := fs.ScanAny(entries)
-		return ms, len(executing) > 0 && len(fs.OwnedPIDs(executing, uid)) > 0
+		ms, executing := ptree.ScanAny(fs, entries)
+		return ms, len(executing) > 0 && len(ptree.OwnedPIDs(fs, executing, uid)) > 0
 	})
 }
 

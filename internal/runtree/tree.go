@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/kill"
-	"github.com/tetherproc/tether/internal/proc"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/procid"
 )
 
@@ -88,7 +88,7 @@ func (t Tree) members() ([]procid.ID, bool) {
 		}
 	}
 	if merged {
-		out = proc.Unique(out)
+		out = ptree.Unique(out)
 	}
 	return out, unsettled
 }

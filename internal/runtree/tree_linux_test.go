@@ -17,6 +17,7 @@ import (
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/runtree"
 	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/procid"
@@ -132,7 +133,7 @@ func TestTreeFromItsSources(t *testing.T) {
 		t.Fatal("End = false; want the run ended")
 	}
 	for _, m := range want {
-		if proc.Host().Alive(m) {
+		if ptree.Alive(proc.Host(), m) {
 			t.Errorf("%v alive after End", m)
 		}
 	}
@@ -164,7 +165,7 @@ func TestTreeEndHurried(t *testing.T) {
 	if took := time.Since(start); !ended || took > time.Minute {
 		t.Fatalf("End with a context that ends in 300ms and an hour's grace = %v after %v; want true within a minute", ended, took)
 	}
-	if proc.Host().Alive(ms[0]) {
+	if ptree.Alive(proc.Host(), ms[0]) {
 		t.Errorf("%v, which ignores TERM, alive after End", ms[0])
 	}
 }

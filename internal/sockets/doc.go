@@ -13,10 +13,19 @@
 // (package reclaim) and waiting for a server (package readiness) both ask
 // it, and neither needs to know how it is answered.
 //
-// Its parsers (an inet_diag_msg, libproc's answers, lsof's fields) are
-// pure functions over bytes, in files with no build constraint where the
-// bytes are the same everywhere, tested against the fixtures of testdata/
-// on every system.
+// The readers of sockets that go through /proc live here too, not in
+// internal/proc: the /proc/net tables (NetTable), a process's fd table
+// (Files, SocketHolders, the flags of fdinfo) and the addresses of the
+// interfaces (ParseFibTrie, ParseIfInet6). They answer questions about
+// sockets and the pipes beside them, and are asked by the callers that
+// ask about sockets; what is read of a process itself stays with
+// internal/proc, whose FS they read through.
+//
+// Its parsers (an inet_diag_msg, the /proc/net tables, fdinfo, the
+// interface addresses, libproc's answers, lsof's fields) are pure
+// functions over bytes, in files with no build constraint where the
+// bytes are the same everywhere, tested against the fixtures of
+// testdata/ on every system.
 //
 // Limits: sockets are looked up in the caller's network namespace only;
 // a socket whose holder's descriptors cannot be read (another user's,

@@ -1,6 +1,8 @@
 package sockets
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestParseFDList(t *testing.T) {
 	// Three struct proc_fdinfo: {proc_fd int32, proc_fdtype uint32}.

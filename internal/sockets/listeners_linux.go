@@ -20,12 +20,12 @@ func listeners(ports map[uint16]bool) (map[uint64]Listener, error) {
 func tableListeners(ports map[uint16]bool) (map[uint64]Listener, error) {
 	out := map[uint64]Listener{}
 	for _, t := range []struct{ name, proto string }{{"tcp", "tcp"}, {"tcp6", "tcp"}, {"udp", "udp"}, {"udp6", "udp"}} {
-		socks, err := proc.Host().NetTable(t.name)
+		socks, err := NetTable(proc.Host(), t.name)
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range socks {
-			serving := (t.proto == "tcp" && s.State == proc.TCPListen) || (t.proto == "udp" && s.State == proc.UDPUnconnected)
+			serving := (t.proto == "tcp" && s.State == TCPListen) || (t.proto == "udp" && s.State == UDPUnconnected)
 			if !serving || s.Inode == 0 || (ports != nil && !ports[s.Port]) {
 				continue
 			}
@@ -45,7 +45,7 @@ func holders(ls map[uint64]Listener, pids []int) ([]Holder, error) {
 	for ino := range ls {
 		inodes[ino] = true
 	}
-	held, err := proc.Host().SocketHolders(inodes, pids)
+	held, err := SocketHolders(proc.Host(), inodes, pids)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,6 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/tetherproc/tether/internal/proc"
 )
 
 // The kernel's sock_diag structures (linux/inet_diag.h), which x/sys does
@@ -15,8 +13,8 @@ import (
 const (
 	diagReqLen        = 56
 	diagMsgLen        = 72
-	tcpListenBit      = 1 << proc.TCPListen
-	udpUnconnectedBit = 1 << proc.UDPUnconnected
+	tcpListenBit      = 1 << TCPListen
+	udpUnconnectedBit = 1 << UDPUnconnected
 )
 
 // diagListeners asks the kernel through sock_diag netlink for the sockets

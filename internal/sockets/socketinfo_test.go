@@ -89,6 +89,25 @@ func fixture(t testing.TB, dir, name string) []byte {
 	return b
 }
 
+// fixtures is every file of testdata/DIR, by name: the seeds of a fuzz
+// target.
+func fixtures(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", dir, "*"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures in testdata/%s: %v", dir, err)
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = data
+	}
+	return out
+}
+
 func FuzzParseSocketInfo(f *testing.F) {
 	f.Add(socketFDInfo(socketSpec{kind: 2, family: 2, typ: 1, lport: 80, vflag: 1, tcpState: 1}))
 	f.Add(socketFDInfo(socketSpec{kind: 1, family: 30, typ: 2, lport: 53, vflag: 3}))

@@ -1,8 +1,0 @@
-//go:build linux && tetherportable
-
-package proc
-
-// childrenLists says that the kernel's lists of children are not
-// followed (the portable path takes macOS's way): Strays scans every
-// process.
-const childrenLists = false
