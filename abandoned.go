@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/abandoned"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/reclaim"
 )
@@ -34,9 +35,9 @@ func abandonedFrom(c *cli.Context) (anyUser bool, err error) {
 }
 
 // findAbandoned lists the abandoned trees and traces the ones left out.
-func findAbandoned(c *cli.Context, anyUser bool) ([]reclaim.Abandoned, error) {
-	l, err := reclaim.FindAbandoned(anyUser)
-	if errors.Is(err, reclaim.ErrAbandonedUnsupported) {
+func findAbandoned(c *cli.Context, anyUser bool) ([]abandoned.Tree, error) {
+	l, err := abandoned.Find(anyUser)
+	if errors.Is(err, abandoned.ErrUnsupported) {
 		return nil, failf("tether %s: --abandoned: not on this platform: the other ends of a process's stdin and stdout are read on Linux only", c.Command.Name)
 	} else if err != nil {
 		return nil, failf("tether %s: --abandoned: %v", c.Command.Name, err)
@@ -48,21 +49,21 @@ func findAbandoned(c *cli.Context, anyUser bool) ([]reclaim.Abandoned, error) {
 }
 
 // leftOutText says why a reparented stdio tree is not selected.
-func leftOutText(why reclaim.AbandonedWhy) string {
+func leftOutText(why abandoned.Why) string {
 	switch why {
-	case reclaim.LivePeer:
+	case abandoned.LivePeer:
 		return "something outside it still writes its input or reads its output"
-	case reclaim.EndsUnknown:
+	case abandoned.EndsUnknown:
 		return "the other ends of its input and output cannot be read (another user's, another network namespace, mid-execve)"
-	case reclaim.ManagedTree:
+	case abandoned.ManagedTree:
 		return "a container engine or a service manager runs it"
-	case reclaim.OnTerminal:
+	case abandoned.OnTerminal:
 		return "it has a terminal"
-	case reclaim.MemberProtected:
+	case abandoned.MemberProtected:
 		return "it holds PID 1, tether or an ancestor of tether"
-	case reclaim.MemberOtherUser:
+	case abandoned.MemberOtherUser:
 		return "a process of it is another user's (--any-user, as root, to include it)"
-	case reclaim.RootChanged:
+	case abandoned.RootChanged:
 		return "its root exited or its input or output changed meanwhile"
 	}
 	return "not abandoned"
@@ -87,7 +88,7 @@ type memberJSON struct {
 	ResidentBytes uint64   `json:"resident_bytes"`
 }
 
-func abandonedToJSON(t reclaim.Abandoned, now time.Time) abandonedJSON {
+func abandonedToJSON(t abandoned.Tree, now time.Time) abandonedJSON {
 	j := abandonedJSON{PID: t.Root.PID, StartTime: t.Root.StartTime, ResidentBytes: t.Resident(), Ports: listenersOf(t.Ports)}
 	if !t.Started.IsZero() {
 		j.AgeSeconds = int64(now.Sub(t.Started) / time.Second)
@@ -104,7 +105,7 @@ func abandonedToJSON(t reclaim.Abandoned, now time.Time) abandonedJSON {
 
 // writeAbandoned is tether ps --abandoned: a row a tree, its members'
 // names in the order of the tree, then the root's command line.
-func writeAbandoned(w io.Writer, trees []reclaim.Abandoned, now time.Time) error {
+func writeAbandoned(w io.Writer, trees []abandoned.Tree, now time.Time) error {
 	if len(trees) == 0 {
 		_, err := fmt.Fprintln(w, "no abandoned stdio tree")
 		return err
@@ -117,7 +118,7 @@ func writeAbandoned(w io.Writer, trees []reclaim.Abandoned, now time.Time) error
 	return tw.Flush()
 }
 
-func treeAge(t reclaim.Abandoned, now time.Time) string {
+func treeAge(t abandoned.Tree, now time.Time) string {
 	if t.Started.IsZero() {
 		return "-"
 	}
@@ -125,7 +126,7 @@ func treeAge(t reclaim.Abandoned, now time.Time) string {
 }
 
 // treeText names the members in the tree's order: "npm exec > sh > node".
-func treeText(t reclaim.Abandoned) string {
+func treeText(t abandoned.Tree) string {
 	names := make([]string, len(t.Members))
 	for i, m := range t.Members {
 		names[i] = sanitize(shortComm(m.Comm))
@@ -145,7 +146,7 @@ func shortComm(comm string) string {
 	return comm
 }
 
-func rootCommand(t reclaim.Abandoned) string {
+func rootCommand(t abandoned.Tree) string {
 	if len(t.Members) == 0 || len(t.Members[0].Command) == 0 {
 		return "-"
 	}

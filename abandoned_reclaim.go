@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetherproc/tether/abandoned"
 	"github.com/urfave/cli/v2"
-
-	"github.com/tetherproc/tether/reclaim"
 )
 
 // runPSAbandoned is tether ps --abandoned.
@@ -71,7 +70,7 @@ func runReclaimAbandoned(c *cli.Context) error {
 			rows = append(rows, wouldEnd(t, now))
 		}
 	} else {
-		for _, e := range reclaim.EndAbandoned(c.Context, trees, reclaim.AbandonedAction{Signal: sig, Grace: grace, AnyUser: anyUser}) {
+		for _, e := range abandoned.End(c.Context, trees, abandoned.Action{Signal: sig, Grace: grace, AnyUser: anyUser}) {
 			rows = append(rows, endRow(e, now))
 		}
 	}
@@ -93,7 +92,7 @@ func runReclaimAbandoned(c *cli.Context) error {
 
 // abandonedRows is what tether ps --abandoned --json prints: a row a
 // tree.
-func abandonedRows(trees []reclaim.Abandoned, now time.Time) []abandonedJSON {
+func abandonedRows(trees []abandoned.Tree, now time.Time) []abandonedJSON {
 	rows := make([]abandonedJSON, len(trees))
 	for i, t := range trees {
 		rows[i] = abandonedToJSON(t, now)
@@ -110,11 +109,11 @@ func abandonedEndsJSON(dry bool, rows []abandonedEndJSON) any {
 }
 
 // wouldEnd is the row of a tree a dry run would end.
-func wouldEnd(t reclaim.Abandoned, now time.Time) abandonedEndJSON {
+func wouldEnd(t abandoned.Tree, now time.Time) abandonedEndJSON {
 	return abandonedEndJSON{abandonedJSON: abandonedToJSON(t, now), Outcome: "would-end"}
 }
 
-func endRow(e reclaim.AbandonedEnd, now time.Time) abandonedEndJSON {
+func endRow(e abandoned.Ended, now time.Time) abandonedEndJSON {
 	r := abandonedEndJSON{abandonedJSON: abandonedToJSON(e.Tree, now)}
 	switch {
 	case e.NoLonger != 0:

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tetherproc/tether/abandoned"
 	"github.com/tetherproc/tether/internal/readiness"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/procid"
@@ -149,11 +150,11 @@ func psOthers() []psOther {
 	}
 }
 
-func abandonedTrees(now time.Time) []reclaim.Abandoned {
-	return []reclaim.Abandoned{
+func abandonedTrees(now time.Time) []abandoned.Tree {
+	return []abandoned.Tree{
 		{
 			Root: procid.ID{PID: 100, StartTime: 5555}, Started: now.Add(-2 * time.Hour),
-			Members: []reclaim.TreeMember{
+			Members: []abandoned.Member{
 				{ID: procid.ID{PID: 100, StartTime: 5555}, PPID: 1, UID: 1000, Comm: "npm exec node d", Command: []string{"npm", "exec", "mcp-server\x07", "  "}, Resident: 1 << 20},
 				{ID: procid.ID{PID: 101, StartTime: 5556}, PPID: 100, UID: 1000, Comm: "node", Resident: 2048},
 			},
@@ -167,10 +168,10 @@ func abandonedEnds(now time.Time) []abandonedEndJSON {
 	trees := abandonedTrees(now)
 	left := []procid.ID{{PID: 101, StartTime: 5556}}
 	var rows []abandonedEndJSON
-	for _, e := range []reclaim.AbandonedEnd{
+	for _, e := range []abandoned.Ended{
 		{Tree: trees[0], Ended: true},
 		{Tree: trees[1], Gone: true},
-		{Tree: trees[0], NoLonger: reclaim.LivePeer},
+		{Tree: trees[0], NoLonger: abandoned.LivePeer},
 		{Tree: trees[0], Err: errors.New("operation not permitted"), Left: left},
 		{Tree: trees[0], Left: left},
 	} {

@@ -1,4 +1,4 @@
-package reclaim
+package abandoned
 
 import (
 	"github.com/tetherproc/tether/internal/proc"
@@ -6,7 +6,7 @@ import (
 )
 
 // addPorts fills in the listeners each tree's members hold.
-func addPorts(fs proc.FS, trees []Abandoned) {
+func addPorts(fs proc.FS, trees []Tree) {
 	if len(trees) == 0 {
 		return
 	}

@@ -1,8 +1,8 @@
 //go:build !linux
 
-package reclaim
+package abandoned
 
 import "github.com/tetherproc/tether/internal/proc"
 
 // addPorts has nothing to add where no tree is found.
-func addPorts(proc.FS, []Abandoned) {}
+func addPorts(proc.FS, []Tree) {}

@@ -1,4 +1,4 @@
-package reclaim
+package abandoned
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/sockets"
 	"github.com/tetherproc/tether/procid"
+	"github.com/tetherproc/tether/reclaim"
 )
 
 // looker is one look for abandoned stdio trees: the snapshot of the
@@ -20,10 +21,10 @@ type looker struct {
 	snap      *ptree.Snapshot
 	uid       int
 	anyUser   bool
-	protected map[int]Protection
+	protected map[int]reclaim.Protection
 }
 
-func protectedPIDs(fs proc.FS) map[int]Protection { return kill.Protected(fs) }
+func protectedPIDs(fs proc.FS) map[int]reclaim.Protection { return kill.Protected(fs) }
 
 // roots are the live processes whose parent is init, or a user's
 // service manager (systemd --user, the subreaper that a desktop
@@ -51,32 +52,32 @@ func (l *looker) userManager(pid int) bool {
 // selected users at all (its input or output a file, a terminal or the
 // null device; gone; another user's); otherwise it is either the
 // abandoned tree or why it was left out.
-func (l *looker) tree(root proc.Process) (tree Abandoned, why AbandonedWhy, ok bool) {
+func (l *looker) tree(root proc.Process) (tree Tree, why Why, ok bool) {
 	p, err := l.fs.Process(root.PID)
 	if err != nil || p.StartTime != root.StartTime || (!l.anyUser && p.UID != l.uid) {
-		return Abandoned{}, 0, false
+		return Tree{}, 0, false
 	}
 	in, ierr := peers.Look(l.fs.Root(), root.PID, 0)
 	out, oerr := peers.Look(l.fs.Root(), root.PID, 1)
 	switch {
 	case errors.Is(ierr, peers.ErrGone) || errors.Is(oerr, peers.ErrGone):
-		return Abandoned{}, 0, false
+		return Tree{}, 0, false
 	case ierr != nil || oerr != nil:
-		return Abandoned{}, EndsUnknown, true // undumpable, say: its ends cannot be read
+		return Tree{}, EndsUnknown, true // undumpable, say: its ends cannot be read
 	case !in.Talkable() || !out.Talkable():
-		return Abandoned{}, 0, false
+		return Tree{}, 0, false
 	case !in.Known || !out.Known:
-		return Abandoned{}, EndsUnknown, true
+		return Tree{}, EndsUnknown, true
 	case !in.HungUp || !out.HungUp:
-		return Abandoned{}, LivePeer, true
+		return Tree{}, LivePeer, true
 	case engines.Of(root.PID) != nil:
-		return Abandoned{}, ManagedTree, true
+		return Tree{}, ManagedTree, true
 	}
 	ids := append([]procid.ID{{PID: root.PID, StartTime: root.StartTime}}, l.snap.Subtree([]int{root.PID}, 0, 0)...)
 	if why := l.members(ids); why != 0 {
-		return Abandoned{}, why, true
+		return Tree{}, why, true
 	}
-	tree = Abandoned{Root: ids[0]}
+	tree = Tree{Root: ids[0]}
 	if at, err := l.fs.StartedAt(root.StartTime); err == nil {
 		tree.Started = at
 	}
@@ -91,7 +92,7 @@ func (l *looker) tree(root proc.Process) (tree Abandoned, why AbandonedWhy, ok b
 // for), in the middle of an execve, on a terminal, or talk through its
 // own input or output with anyone outside the tree. What cannot be read
 // is EndsUnknown, never clear.
-func (l *looker) members(ids []procid.ID) AbandonedWhy {
+func (l *looker) members(ids []procid.ID) Why {
 	var open []openEnd
 	for _, id := range ids {
 		if why := l.memberWhy(id); why != 0 {
@@ -131,7 +132,7 @@ func (l *looker) members(ids []procid.ID) AbandonedWhy {
 
 // memberWhy is why one member keeps its tree out, before its ends are
 // looked at: 0 when nothing does.
-func (l *looker) memberWhy(id procid.ID) AbandonedWhy {
+func (l *looker) memberWhy(id procid.ID) Why {
 	if _, ok := l.protected[id.PID]; ok {
 		return MemberProtected
 	}
@@ -147,8 +148,8 @@ func (l *looker) memberWhy(id procid.ID) AbandonedWhy {
 }
 
 // member reads what a tree's member shows: its user, command and memory.
-func (l *looker) member(id procid.ID) TreeMember {
-	m := TreeMember{ID: id, UID: -1}
+func (l *looker) member(id procid.ID) Member {
+	m := Member{ID: id, UID: -1}
 	if p, err := l.fs.Process(id.PID); err == nil {
 		m.PPID, m.UID, m.Comm = p.PPID, p.UID, p.Comm
 	}

@@ -1,11 +1,10 @@
-package reclaim
+package abandoned
 
 import (
 	"context"
 	"errors"
 	"os"
 	"syscall"
-	"time"
 
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/pidfd"
@@ -15,42 +14,15 @@ import (
 	"github.com/tetherproc/tether/procid"
 )
 
-// AbandonedAction is how [EndAbandoned] ends the trees: the first
-// signal (default SIGTERM), the grace before SIGKILL, and whether other
-// users' processes may be ended (as FindAbandoned was told).
-type AbandonedAction struct {
-	Signal  syscall.Signal
-	Grace   time.Duration
-	AnyUser bool
-}
-
-// AbandonedEnd is what became of one tree [EndAbandoned] was given.
-type AbandonedEnd struct {
-	Tree Abandoned
-	// Ended: every member is gone.
-	Ended bool
-	// NoLonger, when not zero, is why the tree was not signalled: looked
-	// at again, it is no longer abandoned (a client holds its other end
-	// again, say), can no longer be told to be, or changed.
-	NoLonger AbandonedWhy
-	// Gone: the tree had ended by itself before it was looked at again.
-	Gone bool
-	// Left are the members still alive after SIGKILL, or when ctx ended.
-	Left []procid.ID
-	// Err is the first signal that could not be sent to a member that
-	// was still alive (EPERM, say).
-	Err error
-}
-
-// EndAbandoned ends the trees that FindAbandoned listed, each whole:
+// End ends the trees that Find listed, each whole:
 // every member is held by a handle (a pidfd on Linux) opened before its
 // tree is looked at again, and only a tree still abandoned then is
 // signalled, through those handles: act.Signal, act.Grace, then SIGKILL.
 // What its members started meanwhile is ended with it. The end of ctx
 // hurries the grace to its KILL.
-func EndAbandoned(ctx context.Context, trees []Abandoned, act AbandonedAction) []AbandonedEnd {
+func End(ctx context.Context, trees []Tree, act Action) []Ended {
 	fs := proc.Host()
-	out := make([]AbandonedEnd, len(trees))
+	out := make([]Ended, len(trees))
 	handles := map[procid.ID]*pidfd.Handle{}
 	defer func() {
 		for _, h := range handles {
@@ -79,7 +51,7 @@ func EndAbandoned(ctx context.Context, trees []Abandoned, act AbandonedAction) [
 }
 
 // endTrees ends the trees at idx together, one escalation for all.
-func endTrees(ctx context.Context, fs proc.FS, trees []Abandoned, idx []int, handles map[procid.ID]*pidfd.Handle, act AbandonedAction, out []AbandonedEnd) {
+func endTrees(ctx context.Context, fs proc.FS, trees []Tree, idx []int, handles map[procid.ID]*pidfd.Handle, act Action, out []Ended) {
 	treeOf := map[procid.ID]int{}
 	for _, i := range idx {
 		for _, id := range trees[i].IDs() {
@@ -146,7 +118,7 @@ func holdAll(fs proc.FS, ids []procid.ID, handles map[procid.ID]*pidfd.Handle) (
 
 // stillAbandoned looks at the tree of root again, from a new snapshot:
 // 0 when it still is abandoned, otherwise why not.
-func stillAbandoned(fs proc.FS, root procid.ID, anyUser bool) AbandonedWhy {
+func stillAbandoned(fs proc.FS, root procid.ID, anyUser bool) Why {
 	snap, err := ptree.ReadSnapshot(fs)
 	if err != nil {
 		return EndsUnknown
@@ -165,7 +137,7 @@ func stillAbandoned(fs proc.FS, root procid.ID, anyUser bool) AbandonedWhy {
 
 // membersNow are the live members of the trees at idx: those listed,
 // and what their roots have below them now.
-func membersNow(fs proc.FS, trees []Abandoned, idx []int) []procid.ID {
+func membersNow(fs proc.FS, trees []Tree, idx []int) []procid.ID {
 	var ms []procid.ID
 	for _, i := range idx {
 		ms = append(ms, trees[i].IDs()...)
