@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"syscall"
 	"testing"
 
 	"github.com/tetherproc/tether/reclaim"
@@ -62,6 +63,22 @@ func TestStopCommand(t *testing.T) {
 	} {
 		if got := stopCommand(tt.m); got != tt.stop {
 			t.Errorf("%s: stopCommand = %q, want %q", managerText(tt.m), got, tt.stop)
+		}
+	}
+}
+
+// A step's text names the signal, where it went, or the engine.
+func TestStepText(t *testing.T) {
+	for _, tc := range []struct {
+		s    reclaim.Sent
+		text string
+	}{
+		{reclaim.Sent{Signal: syscall.SIGTERM}, "TERM"},
+		{reclaim.Sent{Signal: syscall.SIGKILL, ToSupervisor: true}, "KILL (to its supervisor)"},
+		{reclaim.Sent{Engine: "Podman"}, "stopped through Podman"},
+	} {
+		if got := stepText(tc.s); got != tc.text {
+			t.Errorf("%+v: %q, want %q", tc.s, got, tc.text)
 		}
 	}
 }

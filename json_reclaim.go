@@ -71,7 +71,7 @@ func reclaimJSON(rep reclaimReport) reclaimReportJSON {
 func resultOf(r reclaim.Result) resultJSON {
 	j := resultJSON{processJSON: processOf(r.Process), Selected: r.Selected, Outcome: string(r.Outcome), Why: whyText(r, reclaimHints)}
 	for _, s := range r.Signals {
-		j.Signals = append(j.Signals, s.String())
+		j.Signals = append(j.Signals, stepText(s))
 	}
 	return j
 }

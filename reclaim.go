@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tetherproc/tether/internal/signame"
 	"github.com/tetherproc/tether/reclaim"
 )
 
@@ -321,7 +322,19 @@ func leftText(sum reclaim.Summary, p reclaim.PortState, l reclaim.LeftHolder) st
 func sentText(sent []reclaim.Sent) string {
 	s := make([]string, len(sent))
 	for i, x := range sent {
-		s[i] = x.String()
+		s[i] = stepText(x)
 	}
 	return strings.Join(s, ", then ")
+}
+
+// stepText is one step of a reclaim: "TERM", "KILL (to its supervisor)",
+// "stopped through Docker".
+func stepText(s reclaim.Sent) string {
+	switch {
+	case s.Engine != "":
+		return "stopped through " + s.Engine
+	case s.ToSupervisor:
+		return signame.Name(s.Signal) + " (to its supervisor)"
+	}
+	return signame.Name(s.Signal)
 }

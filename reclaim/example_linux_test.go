@@ -45,10 +45,12 @@ func ExampleReclaim() {
 		panic(err)
 	}
 	for _, r := range sum.Results {
-		fmt.Println(r.Name, r.Verdict, r.Outcome, r.Signals)
+		for _, sent := range r.Signals {
+			fmt.Println(r.Name, r.Verdict, r.Outcome, sent.Signal)
+		}
 	}
 	_ = cmd.Wait()
-	// Output: example stranded gone [TERM]
+	// Output: example stranded gone terminated
 }
 
 // supervisorOf names a live process as TETHER_SUPERVISOR does: its PID

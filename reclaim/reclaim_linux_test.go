@@ -15,6 +15,7 @@ import (
 	"github.com/tetherproc/tether/internal/pidfd"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/proctest"
+	"github.com/tetherproc/tether/internal/signame"
 	"github.com/tetherproc/tether/marker"
 	"github.com/tetherproc/tether/probe"
 	"github.com/tetherproc/tether/procid"
@@ -485,7 +486,10 @@ func results(s reclaim.Summary, err error) ([]reclaim.Result, error) { return s.
 func sentNames(sent []reclaim.Sent) string {
 	s := make([]string, len(sent))
 	for i, x := range sent {
-		s[i] = x.String()
+		s[i] = signame.Name(x.Signal)
+		if x.ToSupervisor {
+			s[i] += " (to its supervisor)"
+		}
 	}
 	return strings.Join(s, ",")
 }
