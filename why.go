@@ -161,7 +161,7 @@ func runHint(r reclaim.Result) string {
 		return ""
 	}
 	switch r.Excluded {
-	case reclaim.OtherUserHolder, reclaim.RootOnly, reclaim.ManagedUnit, reclaim.ManagedProgram:
+	case reclaim.OtherUserHolder, reclaim.RootOnly, reclaim.ManagedUnit, reclaim.ManagedProgram, reclaim.Protected:
 		return ""
 	}
 	if r.Manager != nil {

@@ -109,6 +109,9 @@ const (
 	// start it again, and the manager itself runs other programs; its
 	// Manager names the manager and the program.
 	ManagedProgram Reason = "managed-program"
+	// OutOfSight: a socket on a port asked about whose holder cannot be
+	// seen (another user's process, hidepid): a listing's [OtherHolder].
+	OutOfSight Reason = "out-of-sight"
 )
 
 // matches reports whether p is one of the tethered processes f is about,

@@ -30,10 +30,6 @@ type OtherHolder struct {
 	Excluded Reason
 }
 
-// OutOfSight: a socket on a port asked about whose holder cannot be
-// seen (another user's process, hidepid).
-const OutOfSight Reason = "out-of-sight"
-
 // List returns the tethered processes f is about, supervised and
 // stranded alike (f.All is not needed), each with every listener it
 // holds, for tether ps. With f.Ports it returns every holder of the
