@@ -275,9 +275,8 @@ done
 # started dies with it. The tool runs unchanged under strace, which holds
 # it for 2 s as it enters the system call that signals the holder: kill(2)
 # for fuser, xargs' kill and kill-port; for tether the pidfd_open of the
-# holder that precedes its re-check (its second: the first, during the
-# look-up, records the process's pidfs identity), or its
-# pidfd_send_signal. Meanwhile the holder exits (TERM, from the stager),
+# holder (its only one: the pidfd is opened before the holder is checked,
+# and the signal goes through it), or its pidfd_send_signal. Meanwhile the holder exits (TERM, from the stager),
 # ns_last_pid is set so that the next process gets its PID, and a sleep is
 # started. The cell says what became of the sleep.
 cat >"$work/recycle.sh" <<'INNER'
@@ -317,11 +316,11 @@ k) cmd=("$kill_port" "$port") ;;
 esac
 case $at in
 kill) sc=kill nr=62 a0=$(printf '0x%x' "$h") when= ;;
-# The second pidfd_open of the holder; strace counts per thread, so when
-# the two run on different threads nothing is held, and this is tried
-# again.
-open) sc=pidfd_open nr=434 a0=$(printf '0x%x' "$h") when=:when=2 ;;
-signal) sc=pidfd_send_signal nr=424 a0= when= ;;
+# The pidfd_open of the holder, before it is checked.
+open) sc=pidfd_open nr=434 a0=$(printf '0x%x' "$h") when= ;;
+# The second pidfd_send_signal: the first is tether's probe of pidfds
+# (signal 0 to itself).
+signal) sc=pidfd_send_signal nr=424 a0= when=:when=2 ;;
 esac
 strace -f -qq -o "$d/strace" -e trace="$sc" -e inject="$sc:delay_enter=2000000$when" "${cmd[@]}" >"$d/out" 2>&1 &
 s=$!
