@@ -15,16 +15,3 @@ const (
 
 // Tethered reports whether the verdict is one of the two tethered ones.
 func (v Verdict) Tethered() bool { return v == Supervised || v == Stranded }
-
-// SupervisorState is what became of the process named by TETHER_SUPERVISOR.
-type SupervisorState string
-
-// The supervisor states. Only Alive and Unknown keep a process supervised;
-// Unknown does so because a guess must never make a process reclaimable.
-const (
-	SupervisorAlive   SupervisorState = "alive"
-	SupervisorGone    SupervisorState = "gone"
-	SupervisorReused  SupervisorState = "reused" // the PID now has another start time
-	SupervisorZombie  SupervisorState = "zombie"
-	SupervisorUnknown SupervisorState = "unknown"
-)

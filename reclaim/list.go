@@ -10,26 +10,6 @@ import (
 	"github.com/tetherproc/tether/probe"
 )
 
-// Listing is what a listing found: the processes it lists and, with
-// [Filter.Ports], the holders of those ports it leaves out, so that a
-// port held by someone is never shown as held by no one.
-type Listing struct {
-	Processes []Process
-	Others    []OtherHolder
-}
-
-// OtherHolder is a holder of a port asked about that a listing leaves
-// out: another user's process (Excluded [OtherUser]; [Filter.AnyUser]
-// lists it), or a socket whose holder is out of sight (Excluded
-// [OutOfSight]: another user's process whose descriptors cannot be read,
-// PID 0).
-type OtherHolder struct {
-	Port     uint16
-	PID      int
-	UID      int
-	Excluded Reason
-}
-
 // List returns the tethered processes f is about, supervised and
 // stranded alike (f.All is not needed), each with every listener it
 // holds, for tether ps. With f.Ports it returns every holder of the

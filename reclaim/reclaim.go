@@ -8,46 +8,6 @@ import (
 	"github.com/tetherproc/tether/internal/sockets"
 )
 
-// Summary is what one reclaim did: every process found, with what became
-// of it, and with Ports, what serves each port afterwards.
-type Summary struct {
-	Results []Result    // every process found, by PID
-	Ports   []PortState // with Filter.Ports: each port after the reclaim
-}
-
-// AllGone reports whether every selected process is gone: none
-// survived, none failed.
-func (s Summary) AllGone() bool {
-	for _, r := range s.Results {
-		if r.Outcome == Survived || r.Outcome == Failed {
-			return false
-		}
-	}
-	return true
-}
-
-// PortsFree reports whether every port asked about is free after the
-// reclaim; after a dry run, whether it would be: every holder of every
-// port would be signalled, and none is out of sight.
-func (s Summary) PortsFree() bool {
-	for _, st := range s.Ports {
-		if !st.Free && (len(st.Left) > 0 || len(st.Hidden) > 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// Result is the result for pid, and whether there is one.
-func (s Summary) Result(pid int) (Result, bool) {
-	for _, r := range s.Results {
-		if r.PID == pid {
-			return r, true
-		}
-	}
-	return Result{}, false
-}
-
 // Reclaim finds the processes f is about and terminates those it
 // selects, in one pass: one snapshot (the processes, each checked; the
 // run records; with f.Ports, the ports' sockets and holders), one

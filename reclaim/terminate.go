@@ -16,66 +16,6 @@ import (
 	"github.com/tetherproc/tether/procid"
 )
 
-// Action says how selected processes are terminated.
-type Action struct {
-	// Signal is sent first; default SIGTERM.
-	Signal syscall.Signal
-	// Grace is how long a process gets to exit before SIGKILL.
-	Grace time.Duration
-	// DryRun signals nothing.
-	DryRun bool
-	// ViaSupervisor sends a supervised process's first signal to its
-	// supervisor instead (the tether run that started it, verified by its
-	// start time), which ends the whole run as for TERM; SIGKILL after
-	// the grace goes to the process itself. tether run --replace, and
-	// tether reclaim --all.
-	ViaSupervisor bool
-	// Settle, after a reclaim that freed a port, is how long the port
-	// is watched for a process that takes it again (a restart loop, a
-	// process manager, a restart policy): such a port is held after all,
-	// and its new holder named with what started it. 0 does not watch.
-	Settle time.Duration
-	// Progress, when set, is told now and then while selected processes
-	// are given their grace: how many are still alive, and how long
-	// until SIGKILL.
-	Progress func(alive int, untilKill time.Duration)
-}
-
-// Outcome is what became of one process.
-type Outcome string
-
-// The outcomes. Survived and Failed are the two where a selected process
-// may still be alive ([Summary.AllGone]).
-const (
-	Skipped     Outcome = "skipped"      // not selected; see Result.Excluded
-	WouldSignal Outcome = "would-signal" // selected, and this is a dry run
-	Gone        Outcome = "gone"         // signalled, and it exited
-	AlreadyGone Outcome = "already-gone" // it exited before it was signalled
-	Changed     Outcome = "changed"      // no longer what was selected (PID recycled, supervisor back): not signalled
-	Survived    Outcome = "survived"     // still alive after KILL
-	Failed      Outcome = "failed"       // could not be signalled; see Result.Cause
-)
-
-// Result is one process and what was done to it.
-type Result struct {
-	Process
-	Selected bool    // the filter selected it for termination
-	Outcome  Outcome // what became of it
-	// Excluded is the kind of reason a Skipped (or Changed, no longer
-	// selected) process was left out; "" for another outcome. With the
-	// Process's fields (or Cause.Again's), it is what a caller words, and
-	// what would include it; the embedded probe.Report's Why is what the
-	// process's verdict rests on.
-	Excluded Reason
-	// Cause is why a selected process was Changed, Failed or Survived;
-	// the zero Cause for another outcome.
-	Cause   Cause
-	Signals []Sent // what was sent, in order: TERM, KILL
-}
-
-// ended reports whether the process is gone, by tether's hand or its own.
-func (r Result) ended() bool { return r.Outcome == Gone || r.Outcome == AlreadyGone }
-
 // terminateAll terminates the selected results, side by side, so that
 // the whole takes about one Grace: each is held by a handle and checked
 // again through it before its first signal. The others stay Skipped;

@@ -34,38 +34,3 @@ const (
 	// owner.
 	LeftOutOfSight LeftWhy = "out-of-sight"
 )
-
-// explainLeft fills in, for each port still held (or that a dry run
-// would leave held), each holder left and why.
-func (s Summary) explainLeft() {
-	for i := range s.Ports {
-		st := &s.Ports[i]
-		st.Left = nil
-		if st.Free {
-			continue
-		}
-		again := map[int]bool{}
-		for _, r := range st.Again {
-			again[r.PID] = true
-			st.Left = append(st.Left, LeftHolder{Why: LeftTookAgain, PID: r.PID})
-		}
-		for _, pid := range st.Holders {
-			if again[pid] {
-				continue
-			}
-			r, ok := s.Result(pid)
-			switch {
-			case !ok:
-				st.Left = append(st.Left, LeftHolder{Why: LeftBoundMeanwhile, PID: pid})
-			case r.Outcome == WouldSignal:
-			case r.Selected:
-				st.Left = append(st.Left, LeftHolder{Why: LeftNotEnded, PID: pid})
-			default:
-				st.Left = append(st.Left, LeftHolder{Why: LeftNotSelected, PID: pid})
-			}
-		}
-		for _, uid := range st.Hidden {
-			st.Left = append(st.Left, LeftHolder{Why: LeftOutOfSight, UID: &uid})
-		}
-	}
-}
