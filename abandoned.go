@@ -98,7 +98,7 @@ func abandonedToJSON(t abandoned.Tree, now time.Time) abandonedJSON {
 		for i, a := range m.Command {
 			cmd[i] = sanitize(a)
 		}
-		j.Members = append(j.Members, memberJSON{PID: m.PID, PPID: m.PPID, UID: m.UID, Comm: sanitize(m.Comm), Command: cmd, ResidentBytes: m.Resident})
+		j.Members = append(j.Members, memberJSON{PID: m.ID.PID, PPID: m.PPID, UID: m.UID, Comm: sanitize(m.Comm), Command: cmd, ResidentBytes: m.Resident})
 	}
 	return j
 }

@@ -2,9 +2,9 @@ package abandoned
 
 import "github.com/tetherproc/tether/procid"
 
-// Member is one process of an [Tree] tree.
+// Member is one process of a [Tree].
 type Member struct {
-	procid.ID
+	ID procid.ID // its PID and start time
 	PPID     int
 	UID      int
 	Comm     string

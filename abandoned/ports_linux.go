@@ -21,7 +21,7 @@ func addPorts(fs proc.FS, trees []Tree) {
 	for i := range trees {
 		var pids []int
 		for _, m := range trees[i].Members {
-			pids = append(pids, m.PID)
+			pids = append(pids, m.ID.PID)
 		}
 		held, _ := sockets.SocketHolders(fs, inodes, pids)
 		seen := map[uint64]bool{}
