@@ -151,7 +151,7 @@ func formatReport(r probe.Report, color bool) string {
 		if c.Kind == probe.ByRecord {
 			attrs = append(attrs, "by its run's record "+sanitize(c.RunID))
 		} else {
-			attrs = append(attrs, "container="+sanitize(c.String()))
+			attrs = append(attrs, "container="+sanitize(tieText(*c)))
 		}
 	}
 	if r.Verdict != probe.Gone && r.PPID > 0 {

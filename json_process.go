@@ -50,7 +50,7 @@ func reportOf(r probe.Report) reportJSON {
 		Name: r.Name, RunID: r.RunID, Command: r.Command,
 	}
 	if c := r.Container; c != nil {
-		j.Container = c.String()
+		j.Container = tieText(*c)
 	}
 	if s := r.Supervisor; s != nil {
 		j.Supervisor = &supervisorJSON{PID: s.PID, StartTime: s.StartTime, State: string(s.State), Namespace: s.Namespace, HostPID: s.HostPID}

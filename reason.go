@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/tetherproc/tether/probe"
 )
@@ -74,4 +75,19 @@ func supervisorWhy(r probe.Report) string {
 		return fmt.Sprintf("supervisor %d of PID namespace pid:[%d] cannot be resolved: the namespaces of some processes cannot be read", s.PID, s.Namespace)
 	}
 	return string(w.Kind)
+}
+
+// tieText names what tied a process to its run, as check prints
+// it and its JSON's "container" holds it: "cgroup:PATH", "pidns:init=PID"
+// or "record:RUNID"; "" for a container of no kind.
+func tieText(c probe.Container) string {
+	switch c.Kind {
+	case probe.InCgroup:
+		return "cgroup:" + c.Cgroup
+	case probe.InPIDNamespace:
+		return "pidns:init=" + strconv.Itoa(c.Init)
+	case probe.ByRecord:
+		return "record:" + c.RunID
+	}
+	return ""
 }

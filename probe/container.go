@@ -1,7 +1,5 @@
 package probe
 
-import "strconv"
-
 // Container is what tied a process without markers of its own (cleared,
 // or written over by a new process title) to its run: the run's cgroup,
 // the tethered init of its PID namespace, or the record its run wrote of
@@ -32,17 +30,3 @@ const (
 	// and start time (a server that renamed itself).
 	ByRecord
 )
-
-// String formats c as "cgroup:PATH", "pidns:init=PID" or
-// "record:RUNID"; "" for a container of no kind.
-func (c Container) String() string {
-	switch c.Kind {
-	case InCgroup:
-		return "cgroup:" + c.Cgroup
-	case InPIDNamespace:
-		return "pidns:init=" + strconv.Itoa(c.Init)
-	case ByRecord:
-		return "record:" + c.RunID
-	}
-	return ""
-}

@@ -1,4 +1,4 @@
-package probe_test
+package main
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 
 // A container's text names its kind and the one field of it; a
 // container of no kind has none.
-func TestContainerString(t *testing.T) {
+func TestTieText(t *testing.T) {
 	for _, tc := range []struct {
 		c    probe.Container
 		text string
@@ -18,8 +18,8 @@ func TestContainerString(t *testing.T) {
 		{probe.Container{Kind: probe.ByRecord, RunID: "0123456789abcdef0123456789abcdef"}, "record:0123456789abcdef0123456789abcdef"},
 		{probe.Container{}, ""},
 	} {
-		if got := tc.c.String(); got != tc.text {
-			t.Errorf("%+v: String %q, want %q", tc.c, got, tc.text)
+		if got := tieText(tc.c); got != tc.text {
+			t.Errorf("%+v: %q, want %q", tc.c, got, tc.text)
 		}
 	}
 }
