@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/tetherproc/tether/internal/callerchain"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 	"github.com/tetherproc/tether/marker"
@@ -131,6 +132,23 @@ func (r *supervisor) followChainAside() <-chan followedChain {
 		chainc <- followedChain{stop, err}
 	}()
 	return chainc
+}
+
+// followChain follows the caller's chain beyond the parent ppid: the
+// death of any of it comes to sigs as SIGTERM. stop, never nil, ends
+// the watch.
+func followChain(ppid int, sigs chan<- os.Signal) (stop func(), err error) {
+	stop, err = callerchain.Follow(ppid, func() {
+		trace.Printf("an ancestor of the caller died: TERM")
+		sigs <- syscall.SIGTERM
+	})
+	if err == callerchain.ErrGone {
+		trace.Printf("an ancestor of the caller died before it could be followed")
+		return func() {}, errParentGone
+	} else if err != nil {
+		return func() {}, &StartError{Err: err}
+	}
+	return stop, nil
 }
 
 // watchdogSpec is how the run's watchdog is started.
