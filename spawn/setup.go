@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/tetherproc/tether/internal/callerchain"
+	"github.com/tetherproc/tether/internal/sigstate"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 	"github.com/tetherproc/tether/marker"
@@ -28,14 +29,14 @@ func newRun(cfg Options) (*supervisor, []os.Signal, error) {
 	if cfg.RunID == "" {
 		cfg.RunID = marker.NewRunID()
 	}
-	in, err := readInherited()
+	in, err := sigstate.ReadInherited()
 	if err != nil {
 		return nil, nil, &StartError{Err: err}
 	}
 	r := &supervisor{run: run{cfg: cfg, forwards: cfg.SoleReaper, guard: &guard{}}, reaper: reaper{sole: cfg.SoleReaper}, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
-	first, soon, rare := in.toForward()
+	first, soon, rare := in.ToForward()
 	if !cfg.SoleReaper {
-		soon, rare = in.leaveUncaught(soon), in.leaveUncaught(rare)
+		soon, rare = in.LeaveUncaught(soon), in.LeaveUncaught(rare)
 	}
 	r.ready = r.setUpAside(first, append([]os.Signal{syscall.SIGCHLD}, soon...))
 	return r, rare, nil

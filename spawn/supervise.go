@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tetherproc/tether/internal/pidns"
+	"github.com/tetherproc/tether/internal/sigstate"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 )
@@ -349,7 +350,7 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 	}
 	// The group, at once; the list of the tree at the first tick.
 	r.wd().Group(pid)
-	if restore := ignoreReserved(); !r.cfg.SoleReaper {
+	if restore := sigstate.IgnoreReserved(); !r.cfg.SoleReaper {
 		r.unreserve = restore
 	}
 	return nil
