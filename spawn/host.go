@@ -78,6 +78,9 @@ type Host struct {
 	closeErr  error
 }
 
+// ErrHostClosed is returned by [Host.Start] once [Host.Close] was called.
+var ErrHostClosed = errors.New("spawn: host closed")
+
 // Guarantees says what ties the Host's children to the program here.
 func (h *Host) Guarantees() Guarantees {
 	g := platformGuarantees
@@ -151,20 +154,6 @@ func (h *Host) Start(cmd *exec.Cmd, opts ChildOptions) (*Child, error) {
 	h.children[cfg.RunID] = c
 	trace.Printf("host: started %s as %d (run %s, name %s)", cmd.Path, c.pid, cfg.RunID, cfg.Name)
 	return c, nil
-}
-
-// checkChild refuses what a Host cannot start as asked, naming it.
-func checkChild(cmd *exec.Cmd, opts ChildOptions) error {
-	if cmd.Process != nil {
-		return errors.New("spawn: Host.Start: " + cmd.Path + " already started")
-	}
-	if err := opts.Validate(); err != nil {
-		return fmt.Errorf("spawn: Host.Start: %s: %w", cmd.Path, err)
-	}
-	if setsRunAttrs(cmd.SysProcAttr) {
-		return fmt.Errorf("spawn: Host.Start: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the Host's to set (the child's process group and cgroup are its run's)", cmd.Path)
-	}
-	return nil
 }
 
 // watch starts, with the first child, what covers the children: the
