@@ -63,7 +63,7 @@ func (c *Child) RunID() string { return c.cfg.RunID }
 // selects.
 func (c *Child) Name() string { return c.cfg.Name }
 
-// contain makes the child's cgroup, with ChildOptions.Cgroup, where the
+// contain makes the child's cgroup, with ChildOptions.Contain, where the
 // child can be born in it (clone3 with CLONE_INTO_CGROUP, Linux 5.7): a
 // child of a program enters no group on its own.
 func (c *Child) contain() error {

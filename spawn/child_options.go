@@ -28,60 +28,41 @@ type ChildOptions struct {
 	// Grace is how long the child's tree gets between TERM and KILL when
 	// it is stopped; zero means KILL right after TERM.
 	Grace time.Duration
-	// Cgroup has the child born in a cgroup of its own, which no
-	// descendant leaves and which is killed whole.
-	Cgroup CgroupMode
+	// Contain has the child born in a cgroup of its own, which no
+	// descendant leaves and which is killed whole: ContainCgroup makes
+	// it or fails the start, ContainAuto makes it where the machine
+	// allows it (root, or a delegated subtree, on Linux 5.7 or later)
+	// and starts the child uncontained elsewhere. ContainPIDNamespace is
+	// refused: its init would stand between the program and the child,
+	// whose Wait would wait for the init.
+	Contain Containment
 }
-
-// CgroupMode says whether a Host's child is born in a cgroup of its own.
-type CgroupMode int
-
-const (
-	// NoCgroup starts the child in the program's cgroup.
-	NoCgroup CgroupMode = iota
-	// CgroupWhereAllowed makes the child's cgroup where the machine
-	// allows it (root, or a delegated subtree, on Linux 5.7 or later),
-	// and starts the child in the program's elsewhere.
-	CgroupWhereAllowed
-	// CgroupRequired makes the child's cgroup or fails the start.
-	CgroupRequired
-)
 
 // Validate reports the first field of o that no child can be started
 // with: the stamp's name or run id, the markers' variables, a negative
-// Grace, a Signal that is no signal, or a Cgroup that is none of the
-// [CgroupMode] constants. The zero value is valid. [Host.Start]
-// validates what it is given; a caller may validate first.
+// Grace, a Signal that is no signal, or a Contain that is none of
+// NoContainment, ContainAuto and ContainCgroup. The zero value is
+// valid. [Host.Start] validates what it is given; a caller may validate
+// first.
 func (o ChildOptions) Validate() error {
 	if err := validateStamp(o.Stamp, o.Markers, o.Signal, o.Grace); err != nil {
 		return err
 	}
-	if o.Cgroup < NoCgroup || o.Cgroup > CgroupRequired {
-		return fmt.Errorf("spawn: CgroupMode %d is none of NoCgroup, CgroupWhereAllowed, CgroupRequired", o.Cgroup)
+	switch o.Contain {
+	case NoContainment, ContainAuto, ContainCgroup:
+		return nil
+	case ContainPIDNamespace:
+		return fmt.Errorf("spawn: Contain %q: a Host's child has no PID namespace (its init would stand between the program and the child); %q or %q contain it in a cgroup", o.Contain, ContainAuto, ContainCgroup)
 	}
-	return nil
+	return fmt.Errorf("spawn: Contain %q is none of %q, %q, %q", o.Contain, NoContainment, ContainAuto, ContainCgroup)
 }
 
 // config is the Options the Host keeps its child's run by.
 func (o ChildOptions) config() Options {
-	c := Options{Stamp: o.Stamp, Markers: o.Markers, Signal: o.Signal, Grace: o.Grace}
-	switch o.Cgroup {
-	case CgroupWhereAllowed:
-		c.Contain = ContainAuto
-	case CgroupRequired:
-		c.Contain = ContainCgroup
-	}
-	return c
+	return Options{Stamp: o.Stamp, Markers: o.Markers, Signal: o.Signal, Grace: o.Grace, Contain: o.Contain}
 }
 
 // childOptions is the ChildOptions of a Host's child's resolved Options.
 func (c Options) childOptions() ChildOptions {
-	o := ChildOptions{Stamp: c.Stamp, Markers: c.Markers, Signal: c.Signal, Grace: c.Grace}
-	switch c.Contain {
-	case ContainAuto:
-		o.Cgroup = CgroupWhereAllowed
-	case ContainCgroup:
-		o.Cgroup = CgroupRequired
-	}
-	return o
+	return ChildOptions{Stamp: c.Stamp, Markers: c.Markers, Signal: c.Signal, Grace: c.Grace, Contain: c.Contain}
 }

@@ -16,7 +16,7 @@ type Guarantees struct {
 	// the program die, SIGKILL included.
 	Watchdog bool
 	// Cgroups: a child can be born in a cgroup of its own
-	// (ChildOptions.Cgroup), where the machine allows it.
+	// (ChildOptions.Contain), where the machine allows it.
 	Cgroups bool
 	// NoPIDReuse: a process is signalled through a handle (a pidfd)
 	// opened before its identity was checked, so a PID reused in

@@ -36,7 +36,7 @@ import (
 // exec.Cmds run beside it untouched. Each child is stamped with a run id
 // and a name of its own (the markers), forked from one long-lived locked
 // thread with a parent-death signal and in a process group of its own,
-// and, with [ChildOptions.Cgroup], born in a cgroup of its own.
+// and, with [ChildOptions.Contain], born in a cgroup of its own.
 //
 // Should the program be killed with SIGKILL (by the OOM killer, a CI
 // runner's timeout), which no cleanup code survives, the parent-death
@@ -109,7 +109,7 @@ func NewHost() (*Host, error) {
 // does. Its run is told to the watchdog, its tree is listed from now on,
 // and [Child.Stop] or [Host.Close] ends it whole, TERM then opts.Grace
 // then KILL. cmd stays the caller's: wait for it with cmd.Wait as usual.
-// With opts.Cgroup, the child is born in a cgroup of its own (clone3
+// With opts.Contain, the child is born in a cgroup of its own (clone3
 // with CLONE_INTO_CGROUP, Linux 5.7).
 //
 // A cmd made by [exec.CommandContext] has its Cancel replaced: the

@@ -75,7 +75,7 @@ type Options struct {
 	OnContain func(got Containment, refused []string)
 	// Contain has Supervise keep the whole tree in a kernel container,
 	// which no descendant leaves by its own means: see [Containment]. (A
-	// Host's child takes ChildOptions.Cgroup.)
+	// Host's child takes ChildOptions.Contain.)
 	Contain Containment
 	// SoleReaper says that the calling process has no children but the
 	// run's: it is tether run, or a container's PID 1. Supervise then
