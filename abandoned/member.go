@@ -4,7 +4,7 @@ import "github.com/tetherproc/tether/procid"
 
 // Member is one process of a [Tree].
 type Member struct {
-	ID procid.ID // its PID and start time
+	ID       procid.ID // its PID and start time
 	PPID     int
 	UID      int
 	Comm     string

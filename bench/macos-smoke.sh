@@ -351,15 +351,15 @@ EOF
 else
 	note "signals: skipped (no perl)"
 fi
-if [ "$os" = Darwin ] && command -v go >/dev/null 2>&1 && [ -f go.mod ] && [ -f spawn/sigmask_darwin_test.go ]; then
+if [ "$os" = Darwin ] && command -v go >/dev/null 2>&1 && [ -f go.mod ] && [ -f internal/sigstate/sigmask_darwin_test.go ]; then
 	echo "== pthread_sigmask through libSystem (go test)"
-	if go test -count=1 -run 'TestThreadSigmask' ./spawn/ >"$work/sigmask" 2>&1; then
+	if go test -count=1 -run 'TestThreadSigmask' ./internal/sigstate/ >"$work/sigmask" 2>&1; then
 		note "pthread_sigmask ($(uname -m)): PASS"
 	else
 		fail "pthread_sigmask ($(uname -m)): $(tail -n 3 "$work/sigmask" | tr '\n' ' ' | cut -c1-200)"
 	fi
 	if [ "$(uname -m)" = arm64 ] && arch -x86_64 /usr/bin/true 2>/dev/null; then
-		if GOARCH=amd64 go test -count=1 -run 'TestThreadSigmask' ./spawn/ >"$work/sigmask-amd64" 2>&1; then
+		if GOARCH=amd64 go test -count=1 -run 'TestThreadSigmask' ./internal/sigstate/ >"$work/sigmask-amd64" 2>&1; then
 			note "pthread_sigmask (amd64 under Rosetta): PASS"
 		else
 			fail "pthread_sigmask (amd64 under Rosetta): $(tail -n 3 "$work/sigmask-amd64" | tr '\n' ' ' | cut -c1-200)"

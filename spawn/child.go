@@ -4,6 +4,7 @@ package spawn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
@@ -62,7 +63,7 @@ func (c *Child) RunID() string { return c.cfg.RunID }
 // selects.
 func (c *Child) Name() string { return c.cfg.Name }
 
-// contain makes the child's cgroup, with ChildOptions.Cgroup, where the
+// contain makes the child's cgroup, with ChildOptions.Contain, where the
 // child can be born in it (clone3 with CLONE_INTO_CGROUP, Linux 5.7): a
 // child of a program enters no group on its own.
 func (c *Child) contain() error {
@@ -371,4 +372,18 @@ func (r *run) newCgroup() error {
 func (r *run) release() {
 	r.rec.Remove()
 	r.group.Release()
+}
+
+// checkChild refuses what a Host cannot start as asked, naming it.
+func checkChild(cmd *exec.Cmd, opts ChildOptions) error {
+	if cmd.Process != nil {
+		return errors.New("spawn: Host.Start: " + cmd.Path + " already started")
+	}
+	if err := opts.Validate(); err != nil {
+		return fmt.Errorf("spawn: Host.Start: %s: %w", cmd.Path, err)
+	}
+	if setsRunAttrs(cmd.SysProcAttr) {
+		return fmt.Errorf("spawn: Host.Start: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the Host's to set (the child's process group and cgroup are its run's)", cmd.Path)
+	}
+	return nil
 }

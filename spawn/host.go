@@ -36,7 +36,7 @@ import (
 // exec.Cmds run beside it untouched. Each child is stamped with a run id
 // and a name of its own (the markers), forked from one long-lived locked
 // thread with a parent-death signal and in a process group of its own,
-// and, with [ChildOptions.Cgroup], born in a cgroup of its own.
+// and, with [ChildOptions.Contain], born in a cgroup of its own.
 //
 // Should the program be killed with SIGKILL (by the OOM killer, a CI
 // runner's timeout), which no cleanup code survives, the parent-death
@@ -78,6 +78,9 @@ type Host struct {
 	closeErr  error
 }
 
+// ErrHostClosed is returned by [Host.Start] once [Host.Close] was called.
+var ErrHostClosed = errors.New("spawn: host closed")
+
 // Guarantees says what ties the Host's children to the program here.
 func (h *Host) Guarantees() Guarantees {
 	g := platformGuarantees
@@ -106,7 +109,7 @@ func NewHost() (*Host, error) {
 // does. Its run is told to the watchdog, its tree is listed from now on,
 // and [Child.Stop] or [Host.Close] ends it whole, TERM then opts.Grace
 // then KILL. cmd stays the caller's: wait for it with cmd.Wait as usual.
-// With opts.Cgroup, the child is born in a cgroup of its own (clone3
+// With opts.Contain, the child is born in a cgroup of its own (clone3
 // with CLONE_INTO_CGROUP, Linux 5.7).
 //
 // A cmd made by [exec.CommandContext] has its Cancel replaced: the
@@ -151,20 +154,6 @@ func (h *Host) Start(cmd *exec.Cmd, opts ChildOptions) (*Child, error) {
 	h.children[cfg.RunID] = c
 	trace.Printf("host: started %s as %d (run %s, name %s)", cmd.Path, c.pid, cfg.RunID, cfg.Name)
 	return c, nil
-}
-
-// checkChild refuses what a Host cannot start as asked, naming it.
-func checkChild(cmd *exec.Cmd, opts ChildOptions) error {
-	if cmd.Process != nil {
-		return errors.New("spawn: Host.Start: " + cmd.Path + " already started")
-	}
-	if err := opts.Validate(); err != nil {
-		return fmt.Errorf("spawn: Host.Start: %s: %w", cmd.Path, err)
-	}
-	if setsRunAttrs(cmd.SysProcAttr) {
-		return fmt.Errorf("spawn: Host.Start: %s: SysProcAttr's Setsid, Setctty, Foreground, Pgid and UseCgroupFD are the Host's to set (the child's process group and cgroup are its run's)", cmd.Path)
-	}
-	return nil
 }
 
 // watch starts, with the first child, what covers the children: the

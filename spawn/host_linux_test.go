@@ -138,11 +138,11 @@ func TestHostContainCgroup(t *testing.T) {
 	h := newHost(t, false)
 	cmd := hostCommand(t, "(setsid env -i sleep 60 &); echo started; exec sleep 60")
 	stdout, _ := cmd.StdoutPipe()
-	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "contained"}, Cgroup: spawn.CgroupRequired})
+	c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "contained"}, Contain: spawn.ContainCgroup})
 	if portable {
 		var ce *spawn.ContainError
 		if !errors.As(err, &ce) {
-			t.Fatalf("Start with CgroupRequired on the portable path: %v, want a ContainError", err)
+			t.Fatalf("Start with ContainCgroup on the portable path: %v, want a ContainError", err)
 		}
 		return
 	}
@@ -202,13 +202,16 @@ func cgroupOf(pid int) string {
 }
 
 // What a Host refuses: a command started already, a negative grace, a
-// cgroup mode that is none of the three, the process group's and
+// containment other than a cgroup, the process group's and
 // cgroup's SysProcAttr fields, a run id in use, and every child once
 // it is closed.
 func TestHostRefuses(t *testing.T) {
 	h := newHost(t, false)
-	if _, err := h.Start(exec.Command("/bin/true"), spawn.ChildOptions{Cgroup: spawn.CgroupMode(7)}); err == nil || !strings.Contains(err.Error(), "CgroupMode 7") {
-		t.Errorf("CgroupMode 7: %v; want it refused, named", err)
+	if _, err := h.Start(exec.Command("/bin/true"), spawn.ChildOptions{Contain: "jail"}); err == nil || !strings.Contains(err.Error(), `Contain "jail"`) {
+		t.Errorf(`Contain "jail": %v; want it refused, named`, err)
+	}
+	if _, err := h.Start(exec.Command("/bin/true"), spawn.ChildOptions{Contain: spawn.ContainPIDNamespace}); err == nil || !strings.Contains(err.Error(), "no PID namespace") {
+		t.Errorf("ContainPIDNamespace: %v; want it refused, saying why", err)
 	}
 	started := exec.Command("/bin/true")
 	if err := started.Run(); err != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // modeHostNoClone3 is a program whose Host starts a child with
-// CgroupWhereAllowed ("auto"), then one with CgroupRequired ("cgroup"), where the kernel cannot
+// ContainAuto ("auto"), then one with ContainCgroup ("cgroup"), where the kernel cannot
 // start a child in a cgroup: it prints the child's cgroup, or the error.
 var modeHostNoClone3 = proctest.Register("host-no-clone3", func() {
 	h, err := spawn.NewHostWithoutWatchdog()
@@ -26,13 +26,13 @@ var modeHostNoClone3 = proctest.Register("host-no-clone3", func() {
 	}
 	defer h.Close(context.Background())
 	for _, m := range []struct {
-		mode spawn.CgroupMode
+		mode spawn.Containment
 		name string
-	}{{spawn.CgroupWhereAllowed, "auto"}, {spawn.CgroupRequired, "cgroup"}} {
+	}{{spawn.ContainAuto, "auto"}, {spawn.ContainCgroup, "cgroup"}} {
 		mode := m.name
 		cmd := exec.Command("/bin/sh", "-c", "tail -n 1 /proc/self/cgroup")
 		out, _ := cmd.StdoutPipe()
-		c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "refused"}, Cgroup: m.mode})
+		c, err := h.Start(cmd, spawn.ChildOptions{Stamp: marker.Stamp{Name: "refused"}, Contain: m.mode})
 		var ce *spawn.ContainError
 		switch {
 		case errors.As(err, &ce):

@@ -13,6 +13,7 @@ import (
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/runtree"
+	"github.com/tetherproc/tether/internal/sigstate"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 	"github.com/tetherproc/tether/procid"
@@ -319,6 +320,6 @@ func (r *supervisor) finish() {
 func (r *supervisor) dieLikeCommand() {
 	if ws := r.status; ws.Signaled() && r.cfg.DieBySignal && os.Getpid() != 1 {
 		r.finish()
-		dieBy(ws.Signal())
+		sigstate.DieBy(ws.Signal())
 	}
 }

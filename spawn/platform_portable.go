@@ -10,6 +10,7 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/tetherproc/tether/internal/callerchain"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/ptree"
 	"github.com/tetherproc/tether/internal/runtree"
@@ -37,8 +38,10 @@ func followParent(sigs chan<- os.Signal) (restore func(), err error) {
 	if ppid <= 1 {
 		return func() {}, nil // nothing to follow: init, or already orphaned
 	}
-	stop, err := watchParent(ppid, func() { sigs <- syscall.SIGTERM })
-	if err != nil {
+	stop, err := callerchain.WatchParent(ppid, func() { sigs <- syscall.SIGTERM })
+	if err == callerchain.ErrGone {
+		return func() {}, errParentGone
+	} else if err != nil {
 		return func() {}, err
 	}
 	return stop, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/tetherproc/tether/internal/exitcode"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/ptree"
+	"github.com/tetherproc/tether/internal/sigstate"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
 )
@@ -92,11 +93,11 @@ func (p *reaper) collect(which, watchdog int) (found, bool) {
 		return found{}, false
 	}
 	f := found{status: syscall.WaitStatus(ws)}
-	stop, stopped := stopSignalOf(ws)
+	stop, stopped := sigstate.StopSignal(ws)
 	switch {
 	case stopped && pid == p.child:
 		f.what, f.stop = commandStopped, stop
-	case stopped, continued(ws):
+	case stopped, sigstate.Continued(ws):
 		f.what = otherChange
 	case pid == p.child:
 		f.what = commandExited

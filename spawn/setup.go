@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/tetherproc/tether/internal/callerchain"
+	"github.com/tetherproc/tether/internal/sigstate"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 	"github.com/tetherproc/tether/marker"
@@ -27,14 +29,14 @@ func newRun(cfg Options) (*supervisor, []os.Signal, error) {
 	if cfg.RunID == "" {
 		cfg.RunID = marker.NewRunID()
 	}
-	in, err := readInherited()
+	in, err := sigstate.ReadInherited()
 	if err != nil {
 		return nil, nil, &StartError{Err: err}
 	}
 	r := &supervisor{run: run{cfg: cfg, forwards: cfg.SoleReaper, guard: &guard{}}, reaper: reaper{sole: cfg.SoleReaper}, sigs: make(chan os.Signal, 64), term: terminal{fd: -1}}
-	first, soon, rare := in.toForward()
+	first, soon, rare := in.ToForward()
 	if !cfg.SoleReaper {
-		soon, rare = in.leaveUncaught(soon), in.leaveUncaught(rare)
+		soon, rare = in.LeaveUncaught(soon), in.LeaveUncaught(rare)
 	}
 	r.ready = r.setUpAside(first, append([]os.Signal{syscall.SIGCHLD}, soon...))
 	return r, rare, nil
@@ -131,6 +133,23 @@ func (r *supervisor) followChainAside() <-chan followedChain {
 		chainc <- followedChain{stop, err}
 	}()
 	return chainc
+}
+
+// followChain follows the caller's chain beyond the parent ppid: the
+// death of any of it comes to sigs as SIGTERM. stop, never nil, ends
+// the watch.
+func followChain(ppid int, sigs chan<- os.Signal) (stop func(), err error) {
+	stop, err = callerchain.Follow(ppid, func() {
+		trace.Printf("an ancestor of the caller died: TERM")
+		sigs <- syscall.SIGTERM
+	})
+	if err == callerchain.ErrGone {
+		trace.Printf("an ancestor of the caller died before it could be followed")
+		return func() {}, errParentGone
+	} else if err != nil {
+		return func() {}, &StartError{Err: err}
+	}
+	return stop, nil
 }
 
 // watchdogSpec is how the run's watchdog is started.

@@ -3,77 +3,22 @@
 package spawn
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"os/signal"
-	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/hangup"
 	"github.com/tetherproc/tether/internal/kill"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 )
-
-// inherited is what tether's caller left it: the signals it ignores and
-// those it blocks. A signal ignored when tether starts stays ignored in
-// the command and is not forwarded (nohup); one blocked stays blocked.
-// Go's runtime replaces an inherited SIG_IGN with its own handler before
-// any of tether's code runs for every signal but HUP, INT and the job
-// control signals (CONT, TSTP, TTIN, TTOU), and unblocks the ones it must
-// handle; what the runtime left is what tether can honour.
-type inherited struct{ ignored, blocked, caught uint64 }
-
-// runtimeKeeps are the signals whose handler Go's runtime leaves in
-// place once it has caught one for a channel and the channel is stopped
-// (signal.Stop, signal.Reset): it has none of its own for them at
-// start-up, and after, it drops them. A program that had a stop signal
-// caught once would never stop on Ctrl-Z again. In a host program
-// Supervise catches them only if the program does already.
-var runtimeKeeps = []syscall.Signal{unix.SIGCONT, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU}
-
-// leaveUncaught drops from sigs those of runtimeKeeps the process does
-// not catch already.
-func (in inherited) leaveUncaught(sigs []os.Signal) []os.Signal {
-	return slices.DeleteFunc(sigs, func(s os.Signal) bool {
-		sig := s.(syscall.Signal)
-		return slices.Contains(runtimeKeeps, sig) && in.caught&bit(sig) == 0
-	})
-}
-
-func bit(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
-
-// toForward are the signals Supervise catches to pass on to the command's
-// group: every one it can, as dumb-init does, but those its caller left
-// ignored or blocked. first are caught before the command starts, soon
-// as it starts, rare once it has run for a moment.
-func (in inherited) toForward() (first, soon, rare []os.Signal) {
-	for s := syscall.Signal(1); s <= maxSignal; s++ {
-		switch {
-		case notForwarded[s] || (in.ignored|in.blocked)&bit(s) != 0:
-		case firstSignals[s]:
-			first = append(first, s)
-		case commonSignals[s]:
-			soon = append(soon, s)
-		default:
-			rare = append(rare, s)
-		}
-	}
-	return first, soon, rare
-}
-
-// firstSignals are caught before the command starts: those that end a
-// job (a shell's kill, make's, a process manager's stop, a terminal
-// closed), which uncaught would end tether without its cleanup. Each
-// signal registered costs a round trip to Go's runtime's signal thread
-// (some 35 µs, slower on two busy cores), and the command waits for
-// these three only. The other common signals are caught as it starts:
-// one sent to tether in that millisecond is what it is to any Go
-// program, dropped (USR1, WINCH) or the end of tether as of a crash
-// (QUIT, ABRT), whose watchdog then ends the tree.
-var firstSignals = map[syscall.Signal]bool{syscall.SIGHUP: true, syscall.SIGINT: true, syscall.SIGTERM: true}
 
 // stopSignal reports whether sig stops a process by default: the job
 // control signals a terminal or kill(1) sends.
@@ -203,4 +148,78 @@ func (r *supervisor) forwardTree(sig syscall.Signal) {
 			trace.Printf("forwarded %s to group %d", unix.SignalName(sig), st.PGID)
 		}
 	}
+}
+
+// The ends from outside the signals come in as TERMs too: a context's
+// end, and a stdio client's hang-up (package hangup says why).
+
+// watchEnds starts the watches of the ends that come from outside the
+// signals, each a TERM into the run's signals, handled there as one sent
+// to the program: ctx's end, and with Options.EndOnHangup, the client's
+// hang-up. cancelled reports whether ctx's end came; stop ends the watch
+// of ctx (the hang-up's ends in finish, with the run's other watches).
+func (r *supervisor) watchEnds(ctx context.Context, cmd *exec.Cmd) (cancelled func() bool, stop func()) {
+	if r.cfg.EndOnHangup {
+		r.stopHangup = r.watchHangup(cmd)
+	}
+	var done atomic.Bool
+	stopCtx := context.AfterFunc(ctx, func() {
+		done.Store(true)
+		r.sendTerm()
+	})
+	return done.Load, func() { stopCtx() }
+}
+
+// sendTerm hands the loop a TERM from outside the signals.
+func (r *supervisor) sendTerm() {
+	select {
+	case r.sigs <- syscall.SIGTERM:
+	default: // 64 signals waiting: a TERM among them is on its way
+	}
+}
+
+// watchHangup starts the watch of Options.EndOnHangup: once cmd's
+// standard input has no writer and its standard output no reader left,
+// a TERM comes to the run's signals, as the caller's death does, and
+// the run ends as at any other TERM. Where either is not an *os.File
+// that is a pipe or a socket there is nothing to watch, and the trace
+// says so. stop, never nil, ends the watch.
+func (r *supervisor) watchHangup(cmd *exec.Cmd) (stop func()) {
+	in, _ := cmd.Stdin.(*os.File)
+	out, _ := cmd.Stdout.(*os.File)
+	fds := []int{-1, -1}
+	closeAll := func() {
+		for _, fd := range fds {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+		}
+	}
+	for i, s := range []struct {
+		name string
+		f    *os.File
+	}{{"input", in}, {"output", out}} {
+		fd, err := hangup.Dup(s.f)
+		if err != nil {
+			trace.Printf("end on hang-up: the standard %s (%T) gives no descriptor to watch: %v: not watched", s.name, s.f, err)
+			closeAll()
+			return func() {}
+		}
+		fds[i] = fd
+		if kind, ok := hangup.CanHangUp(fd); !ok {
+			trace.Printf("end on hang-up: the standard %s is %s: not watched", s.name, kind)
+			closeAll()
+			return func() {}
+		}
+	}
+	stop, err := hangup.Watch(fds[0], fds[1], func() {
+		trace.Printf("the client hung up (no writer of the standard input, no reader of the output): TERM")
+		r.sendTerm()
+	})
+	if err != nil {
+		trace.Printf("end on hang-up: not watched: %v", err)
+		return func() {}
+	}
+	trace.Printf("end on hang-up: watching the standard input and output")
+	return stop
 }

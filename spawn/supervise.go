@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"runtime"
@@ -14,15 +13,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tetherproc/tether/internal/cgroup"
 	"github.com/tetherproc/tether/internal/pidns"
+	"github.com/tetherproc/tether/internal/sigstate"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/internal/watchdog"
 )
-
-// containFailed is the error of a containment that could not be had.
-func containFailed(mode Containment, tried []string) error {
-	return &StartError{Err: &ContainError{Mode: mode, Tried: tried}}
-}
 
 // selfPath is this program, to start again as a helper: on Linux
 // /proc/self/exe, which stays this binary even if its file is replaced
@@ -236,7 +232,7 @@ func checkExec(cmd *exec.Cmd) error {
 // setsRunAttrs reports whether a sets what a run sets itself: the
 // child's session, process group, terminal or cgroup.
 func setsRunAttrs(a *syscall.SysProcAttr) bool {
-	return a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || usesCgroupFD(a))
+	return a != nil && (a.Setsid || a.Setctty || a.Foreground || a.Pgid != 0 || cgroup.Chosen(a))
 }
 
 // checkCommand refuses a cmd that cannot be started as asked, naming
@@ -349,16 +345,10 @@ func (r *supervisor) start(path string, attr *syscall.ProcAttr) error {
 	}
 	// The group, at once; the list of the tree at the first tick.
 	r.wd().Group(pid)
-	if restore := ignoreReserved(); !r.cfg.SoleReaper {
+	if restore := sigstate.IgnoreReserved(); !r.cfg.SoleReaper {
 		r.unreserve = restore
 	}
 	return nil
-}
-
-// execFailed is the StartError of a command the kernel would not
-// execute ("exec /srv/app: permission denied"), its errno the cause.
-func execFailed(path string, err error) *StartError {
-	return &StartError{Exec: true, Err: &fs.PathError{Op: "exec", Path: path, Err: err}}
 }
 
 // exitOf is the Exit of a wait status.

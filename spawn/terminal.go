@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/sigstate"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -66,16 +67,6 @@ func (t *terminal) setUp(attr *syscall.ProcAttr, std []*os.File) {
 	}
 }
 
-// terminalSignal reports whether the terminal sends sig to its whole
-// foreground group: Ctrl-C, Ctrl-\, Ctrl-Z, a resize, a hang-up.
-func terminalSignal(sig syscall.Signal) bool {
-	switch sig {
-	case unix.SIGINT, unix.SIGQUIT, unix.SIGTSTP, unix.SIGWINCH, unix.SIGHUP, unix.SIGTTIN, unix.SIGTTOU:
-		return true
-	}
-	return sig == sigStatus
-}
-
 // foreground reports whether tether's own group has the terminal.
 func (t *terminal) foreground() bool {
 	fg, err := unix.IoctlGetInt(t.fd, unix.TIOCGPGRP)
@@ -93,7 +84,7 @@ func (t *terminal) restore(child int) {
 	if fg, err := unix.IoctlGetInt(t.fd, unix.TIOCGPGRP); err != nil || fg != child {
 		return
 	}
-	t.setForeground(unix.Getpgrp())
+	sigstate.SetForeground(t.fd, unix.Getpgrp())
 	trace.Printf("terminal handed back to group %d", unix.Getpgrp())
 }
 
@@ -104,7 +95,7 @@ func (t *terminal) restore(child int) {
 // known to a Go program: sent to tether alone, one of those is then not
 // passed on.)
 func (r *supervisor) forwardShared(sig syscall.Signal) {
-	if terminalSignal(sig) && r.term.foreground() {
+	if sigstate.FromTerminal(sig) && r.term.foreground() {
 		trace.Printf("%s not forwarded: the terminal sends it to the command's group too", unix.SignalName(sig))
 		return
 	}
@@ -177,7 +168,7 @@ func (r *supervisor) suspend(sig syscall.Signal) {
 func (r *supervisor) resume() {
 	if !r.term.shared && r.term.alone {
 		if r.term.foreground() {
-			r.term.setForeground(r.child)
+			sigstate.SetForeground(r.term.fd, r.child)
 			r.term.handed = true
 			trace.Printf("terminal handed to the command's group")
 		}

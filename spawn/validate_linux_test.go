@@ -31,7 +31,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"Options contain", spawn.Options{Contain: "jail"}.Validate(), `Contain "jail"`},
 		{"ChildOptions run id", spawn.ChildOptions{Stamp: marker.Stamp{RunID: "xyz"}}.Validate(), "xyz"},
 		{"ChildOptions grace", spawn.ChildOptions{Grace: -1}.Validate(), "negative"},
-		{"ChildOptions cgroup", spawn.ChildOptions{Cgroup: 7}.Validate(), "CgroupMode 7"},
+		{"ChildOptions contain", spawn.ChildOptions{Contain: "jail"}.Validate(), `Contain "jail"`},
+		{"ChildOptions pidns", spawn.ChildOptions{Contain: spawn.ContainPIDNamespace}.Validate(), "no PID namespace"},
+		{"ChildOptions cgroup", spawn.ChildOptions{Contain: spawn.ContainCgroup}.Validate(), ""},
 		{"ExecOptions markers", spawn.ExecOptions{Markers: bad}.Validate(), "bad var"},
 	} {
 		switch {

@@ -55,3 +55,7 @@ func refusal(err error) error {
 	}
 	return nil
 }
+
+// Chosen reports whether a has the child born in a cgroup of the
+// caller's choosing, which a run's own group would override.
+func Chosen(a *syscall.SysProcAttr) bool { return a.UseCgroupFD }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package spawn
+package callerchain
 
 import (
 	"os"
@@ -12,9 +12,8 @@ import (
 // The cost of following the caller's chain at start: the walk up, a
 // watch per ancestor, and its end.
 func BenchmarkFollowChain(b *testing.B) {
-	sigs := make(chan os.Signal, 1)
 	for b.Loop() {
-		stop, err := followChain(os.Getppid(), sigs)
+		stop, err := Follow(os.Getppid(), func() {})
 		if err != nil {
 			b.Fatal(err)
 		}

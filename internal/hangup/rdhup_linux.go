@@ -1,6 +1,6 @@
 //go:build linux && tetherportable
 
-package spawn
+package hangup
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build linux
 
-package spawn
+package callerchain
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package spawn
+package sigstate
 
 import (
 	"bytes"
@@ -35,10 +35,11 @@ var notForwarded = map[syscall.Signal]bool{
 // change), tether ignores it; it is not forwarded.
 const sigReserved = syscall.Signal(34)
 
+// IgnoreReserved has tether ignore the reserved signal (sigReserved);
 // restore puts back the action it replaced once the last of the runs
 // side by side in the process ends: a library caller's process keeps
 // its own.
-func ignoreReserved() (restore func()) {
+func IgnoreReserved() (restore func()) {
 	reservedMu.Lock()
 	defer reservedMu.Unlock()
 	if reservedRuns == 0 {
@@ -67,12 +68,12 @@ var (
 	reservedWas  [4]uint64
 )
 
-// readInherited reads what tether's caller left it from its status file
+// ReadInherited reads what tether's caller left it from its status file
 // (SigIgn, SigBlk, SigCgt). The same read checks that /proc numbers processes
 // as kill and wait do (proc.FS.CheckOwn): the tree is walked and
 // signalled by the PIDs /proc shows.
-func readInherited() (inherited, error) {
-	var in inherited
+func ReadInherited() (Inherited, error) {
+	var in Inherited
 	// SigBlk is the reading thread's own (SigIgn and SigCgt are the
 	// process's): the locked thread's, which forks the command, not
 	// the first thread's, which may be Go's signal thread, blocking
@@ -100,16 +101,16 @@ func readInherited() (inherited, error) {
 		switch {
 		case err != nil:
 		case string(key) == "SigIgn":
-			in.ignored = v
+			in.Ignored = v
 		case string(key) == "SigBlk":
-			in.blocked = v
+			in.Blocked = v
 		case string(key) == "SigCgt":
-			in.caught = v
+			in.Caught = v
 		}
 	}
 	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT} {
 		if signal.Ignored(sig) {
-			in.ignored |= bit(sig)
+			in.Ignored |= bit(sig)
 		}
 	}
 	return in, nil
@@ -134,12 +135,12 @@ var commonSignals = map[syscall.Signal]bool{
 	unix.SIGBUS: true, unix.SIGFPE: true, unix.SIGSEGV: true, unix.SIGSTKFLT: true,
 }
 
-// dieBy ends the calling process by sig, as the command it ran died: the
+// DieBy ends the calling process by sig, as the command it ran died: the
 // caller (a shell loop, make) then sees it killed by sig, not an exit
 // status, and stops too on Ctrl-C. As coreutils timeout does: no core
 // dump, the default disposition, the signal unblocked, raised at this
 // thread. It returns only if sig does not end a process by default.
-func dieBy(sig syscall.Signal) {
+func DieBy(sig syscall.Signal) {
 	trace.Printf("ending by %s, as the command did", unix.SignalName(sig))
 	runtime.LockOSThread()
 	signal.Reset(sig)
@@ -160,23 +161,23 @@ func addSignal(set *unix.Sigset_t, sig syscall.Signal) {
 	set.Val[n/bits] |= 1 << (n % bits)
 }
 
-// setForeground gives the terminal to group pgid with SIGTTOU blocked on
+// SetForeground gives the terminal fd to group pgid with SIGTTOU blocked on
 // this thread, as shells do: caught, it would have the call restarted
 // again and again from the background.
-func (t *terminal) setForeground(pgid int) {
+func SetForeground(fd, pgid int) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var set, old unix.Sigset_t
 	addSignal(&set, unix.SIGTTOU)
 	_ = unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old)
-	_ = unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgid)
+	_ = unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, pgid)
 	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
 }
 
-// stopSignalOf is the signal that stopped a child, from its wait status.
-func stopSignalOf(ws unix.WaitStatus) (syscall.Signal, bool) {
+// StopSignal is the signal that stopped a child, from its wait status.
+func StopSignal(ws unix.WaitStatus) (syscall.Signal, bool) {
 	return ws.StopSignal(), ws.Stopped()
 }
 
-// continued reports a wait status of a child continued by SIGCONT.
-func continued(ws unix.WaitStatus) bool { return ws.Continued() }
+// Continued reports a wait status of a child continued by SIGCONT.
+func Continued(ws unix.WaitStatus) bool { return ws.Continued() }

@@ -1,4 +1,4 @@
-package spawn
+package sigstate
 
 import (
 	"os"
@@ -28,31 +28,31 @@ const maxSignal = 31
 // its whole foreground group.
 const sigStatus = unix.SIGINFO
 
-// ignoreReserved has nothing to do: macOS reserves no signal for its C
+// IgnoreReserved has nothing to do: macOS reserves no signal for its C
 // library.
-func ignoreReserved() (restore func()) { return func() {} }
+func IgnoreReserved() (restore func()) { return func() {} }
 
-// readInherited reads what tether's caller left it, as far as Go's
+// ReadInherited reads what tether's caller left it, as far as Go's
 // runtime keeps it: the kernel's record of the process (kern.proc.pid)
 // has its ignored and caught signals; the blocked ones XNU keeps per
 // thread (the record's p_sigmask is never filled in), so they are read
 // from the calling thread, Supervise's locked one, whose mask the
 // runtime set up from the one tether was started with.
-func readInherited() (inherited, error) {
-	var in inherited
+func ReadInherited() (Inherited, error) {
+	var in Inherited
 	if k, err := unix.SysctlKinfoProc("kern.proc.pid", os.Getpid()); err == nil {
-		in.ignored = uint64(uint32(k.Proc.P_sigignore))
-		in.caught = uint64(uint32(k.Proc.P_sigcatch))
+		in.Ignored = uint64(uint32(k.Proc.P_sigignore))
+		in.Caught = uint64(uint32(k.Proc.P_sigcatch))
 	}
 	var blocked uint32
 	if err := threadSigmask(sigBlock, nil, &blocked); err == nil {
-		in.blocked = uint64(blocked)
+		in.Blocked = uint64(blocked)
 	} else {
 		trace.Printf("blocked signals not read: pthread_sigmask: %v", err)
 	}
 	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT} {
 		if signal.Ignored(sig) {
-			in.ignored |= bit(sig)
+			in.Ignored |= bit(sig)
 		}
 	}
 	return in, nil
@@ -68,16 +68,16 @@ var commonSignals = map[syscall.Signal]bool{
 	unix.SIGBUS: true, unix.SIGFPE: true, unix.SIGSEGV: true, unix.SIGINFO: true,
 }
 
-// dieBy ends the calling process by sig, as the command it ran died,
+// DieBy ends the calling process by sig, as the command it ran died,
 // for the signals that a terminal, a shell or a process manager ends a
 // job with. Go's runtime, once Notify is undone, ends the process by
 // these itself; for the rest it keeps a handler of its own (it would
 // print a crash dump for QUIT, ABRT, SEGV and the like) or ignores them.
-// Putting SIG_DFL back first, as Linux's dieBy does, is within reach
+// Putting SIG_DFL back first, as Linux's DieBy does, is within reach
 // (libSystem's sigaction, called as the runtime calls it, no cgo), but
 // is not done here, where it cannot be tried: dieBy returns, and the
 // caller exits 128+N.
-func dieBy(sig syscall.Signal) {
+func DieBy(sig syscall.Signal) {
 	switch sig {
 	case unix.SIGHUP, unix.SIGINT, unix.SIGTERM:
 	default:
@@ -89,14 +89,14 @@ func dieBy(sig syscall.Signal) {
 	time.Sleep(100 * time.Millisecond)
 }
 
-// setForeground gives the terminal to group pgid with SIGTTOU blocked on
+// SetForeground gives the terminal fd to group pgid with SIGTTOU blocked on
 // this thread, as shells do: caught, it would have the call restarted
 // again and again from the background. XNU's terminal (ttioctl) checks
 // the calling thread's mask, as Linux's does, and no disposition of the
 // process changes: one its caller left ignored stays ignored, one caught
 // stays caught. Should the mask not be set, the terminal is not handed
 // over.
-func (t *terminal) setForeground(pgid int) {
+func SetForeground(fd, pgid int) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	set, old := uint32(bit(unix.SIGTTOU)), uint32(0)
@@ -104,16 +104,16 @@ func (t *terminal) setForeground(pgid int) {
 		trace.Printf("terminal not handed to group %d: block SIGTTOU: %v", pgid, err)
 		return
 	}
-	_ = unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgid)
+	_ = unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, pgid)
 	_ = threadSigmask(sigSetmask, &old, nil)
 }
 
-// stopSignalOf is the signal that stopped a child, from its wait status
+// StopSignal is the signal that stopped a child, from its wait status
 // as XNU writes it (waitbsd.go).
-func stopSignalOf(ws unix.WaitStatus) (syscall.Signal, bool) { return bsdStopSignal(uint32(ws)) }
+func StopSignal(ws unix.WaitStatus) (syscall.Signal, bool) { return bsdStopSignal(uint32(ws)) }
 
-// continued reports a wait status of a child continued by SIGCONT.
-func continued(ws unix.WaitStatus) bool { return bsdContinued(uint32(ws)) }
+// Continued reports a wait status of a child continued by SIGCONT.
+func Continued(ws unix.WaitStatus) bool { return bsdContinued(uint32(ws)) }
 
 // A thread's signal mask on macOS, read and set through libSystem's
 // pthread_sigmask, as Go's runtime calls it and as golang.org/x/sys/unix

@@ -1,6 +1,6 @@
 //go:build darwin
 
-package spawn
+package callerchain
 
 import (
 	"fmt"
@@ -13,16 +13,16 @@ import (
 	"github.com/tetherproc/tether/procid"
 )
 
-// watchParent has gone called once ppid exits, by a kqueue event
+// WatchParent has gone called once ppid exits, by a kqueue event
 // (EVFILT_PROC, NOTE_EXIT); a parent that died before the event was
-// registered is errParentGone. stop ends the watch: it triggers a user
+// registered is ErrGone. stop ends the watch: it triggers a user
 // event on the same kqueue, which the watching thread takes as its end.
-func watchParent(ppid int, gone func()) (stop func(), err error) {
+func WatchParent(ppid int, gone func()) (stop func(), err error) {
 	return watchExits([]int{ppid}, func() bool { return os.Getppid() == ppid }, gone)
 }
 
 // watchChain has gone called once any process of chain exits, as
-// watchParent does for the parent.
+// WatchParent does for the parent.
 func watchChain(chain []procid.ID, ppid int, gone func()) (stop func(), err error) {
 	if len(chain) == 0 {
 		return func() {}, nil
@@ -51,7 +51,7 @@ func watchExits(pids []int, intact func() bool, gone func()) (stop func(), err e
 		_, err = unix.Kevent(kq, []unix.Kevent_t{ev}, nil, nil)
 		if err == unix.ESRCH {
 			unix.Close(kq)
-			return nil, errParentGone
+			return nil, ErrGone
 		} else if err != nil {
 			unix.Close(kq)
 			return nil, fmt.Errorf("follow %d: kevent: %w", pid, err)
@@ -59,7 +59,7 @@ func watchExits(pids []int, intact func() bool, gone func()) (stop func(), err e
 	}
 	if !intact() {
 		unix.Close(kq)
-		return nil, errParentGone
+		return nil, ErrGone
 	}
 	w := &kqueueWatch{kq: kq}
 	go w.run(gone)

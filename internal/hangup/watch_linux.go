@@ -1,6 +1,6 @@
 //go:build linux && !tetherportable
 
-package spawn
+package hangup
 
 import (
 	"fmt"
@@ -11,14 +11,14 @@ import (
 	"github.com/tetherproc/tether/internal/trace"
 )
 
-// watchHangup has hungUp called once in has no writer and out no reader
+// Watch has hungUp called once in has no writer and out no reader
 // left, by one goroutine blocked in poll(2) beside an eventfd that stop
 // writes to. No event is asked for: POLLHUP and POLLERR come
 // regardless, and nothing is reported, or read, for data waiting in
 // the input. A socket's half-close (the peer's shutdown of its writing
 // side) is asked for as POLLRDHUP, which reads nothing either. The
 // watch owns in and out and closes them as it ends.
-func watchHangup(in, out int, hungUp func()) (stop func(), err error) {
+func Watch(in, out int, hungUp func()) (stop func(), err error) {
 	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
 	if err != nil {
 		unix.Close(in)

@@ -1,6 +1,6 @@
 //go:build darwin || (linux && tetherportable)
 
-package spawn
+package hangup
 
 import (
 	"sync"
@@ -13,7 +13,7 @@ import (
 // output: a client's hang-up is seen within it.
 const hangupPoll = 250 * time.Millisecond
 
-// watchHangup has hungUp called once in has no writer and out no reader
+// Watch has hungUp called once in has no writer and out no reader
 // left, looking every hangupPoll. macOS's poll(2) is built on kqueue:
 // a descriptor with no event asked for is never reported, and a blocking
 // poll of several can wait for good on an event it took and dropped, so
@@ -22,7 +22,7 @@ const hangupPoll = 250 * time.Millisecond
 // POLLHUP, a socket's half-close included; Linux's POLLHUP, POLLERR
 // and, for the half-close, POLLRDHUP). Nothing is read. The
 // watch owns in and out and closes them as it ends.
-func watchHangup(in, out int, hungUp func()) (stop func(), err error) {
+func Watch(in, out int, hungUp func()) (stop func(), err error) {
 	quit := make(chan struct{})
 	go func() {
 		defer unix.Close(in)

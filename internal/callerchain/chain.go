@@ -1,13 +1,13 @@
 //go:build linux || darwin
 
-package spawn
+package callerchain
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
@@ -160,23 +160,22 @@ func describeChain(chain []procid.ID) string {
 	return strings.Join(pids, " ")
 }
 
-// followChain follows the caller's chain beyond the parent ppid: the
-// death of any of it comes to sigs as SIGTERM. stop, never nil, ends
-// the watch.
-func followChain(ppid int, sigs chan<- os.Signal) (stop func(), err error) {
+// ErrGone says a process of the caller's chain, the parent included,
+// died before it could be followed: its death was missed, and the
+// caller is to act as if it had seen it.
+var ErrGone = errors.New("parent died before it could be followed")
+
+// Follow follows the caller's chain beyond the parent ppid: gone is
+// called once any of it dies. One dead already is ErrGone. stop, never
+// nil, ends the watch.
+func Follow(ppid int, gone func()) (stop func(), err error) {
 	chain, err := callerChain(proc.Host(), ownStops(), ppid)
 	if err != nil {
-		return func() {}, &StartError{Err: fmt.Errorf("follow the caller's chain: %w", err)}
+		return func() {}, fmt.Errorf("follow the caller's chain: %w", err)
 	}
-	stop, err = watchChain(chain, ppid, func() {
-		trace.Printf("an ancestor of the caller died: TERM")
-		sigs <- syscall.SIGTERM
-	})
-	if err == errParentGone {
-		trace.Printf("an ancestor of the caller died before it could be followed")
+	stop, err = watchChain(chain, ppid, gone)
+	if err != nil {
 		return func() {}, err
-	} else if err != nil {
-		return func() {}, &StartError{Err: err}
 	}
 	if len(chain) > 0 {
 		trace.Printf("following the caller's chain: %s", describeChain(chain))

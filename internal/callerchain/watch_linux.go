@@ -1,4 +1,4 @@
-package spawn
+package callerchain
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 // an eventfd that stop writes to. On the portable path too (the
 // tetherportable tag), as the stand-in for macOS's kqueue exit events:
 // an event, not a poll. A process already gone, or a link of
-// the chain broken before every watch was set up, is errParentGone.
+// the chain broken before every watch was set up, is ErrGone.
 func watchChain(chain []procid.ID, ppid int, gone func()) (stop func(), err error) {
 	if len(chain) == 0 {
 		return func() {}, nil
@@ -66,7 +66,7 @@ func openExitWatch(chain []procid.ID) (*exitWatch, error) {
 		fd, err := unix.PidfdOpen(m.PID, 0)
 		if err == unix.ESRCH {
 			w.closeAll()
-			return nil, errParentGone
+			return nil, ErrGone
 		} else if err != nil {
 			w.closeAll()
 			return nil, fmt.Errorf("follow ancestor %d: pidfd_open: %w", m.PID, err)
@@ -131,14 +131,14 @@ const chainPoll = 100 * time.Millisecond
 // pollChain has gone called once any process of chain is gone (another
 // start time at its PID, a zombie, no such process), looking every
 // chainPoll, as the watchdog looks at its supervisor. One gone before
-// the first look is errParentGone, as for the pidfd watch; a member
+// the first look is ErrGone, as for the pidfd watch; a member
 // named by its PID alone is held by the start time it has now.
 func pollChain(fs proc.FS, chain []procid.ID, gone func()) (stop func(), err error) {
 	held := make([]procid.ID, len(chain))
 	for i, m := range chain {
 		st, err := fs.Stat(m.PID)
 		if err != nil || st.Zombie() || m.StartTime != 0 && st.StartTime != m.StartTime {
-			return nil, errParentGone
+			return nil, ErrGone
 		}
 		held[i] = procid.ID{PID: m.PID, StartTime: st.StartTime}
 	}

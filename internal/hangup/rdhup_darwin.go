@@ -1,4 +1,4 @@
-package spawn
+package hangup
 
 // pollRDHUP is nothing of its own on macOS: a socket's half-close is
 // POLLHUP there (EV_EOF on the read filter).

@@ -1,4 +1,4 @@
-package spawn
+package sigstate
 
 import (
 	"runtime"
@@ -8,7 +8,7 @@ import (
 )
 
 // These run only on a Mac: the call into libSystem itself. The thread's
-// mask is read, changed and put back, and readInherited reports what
+// mask is read, changed and put back, and ReadInherited reports what
 // was blocked on it.
 func TestThreadSigmask(t *testing.T) {
 	runtime.LockOSThread()
@@ -27,9 +27,9 @@ func TestThreadSigmask(t *testing.T) {
 	if err := threadSigmask(sigBlock, nil, &now); err != nil || now != before|usr1 {
 		t.Errorf("mask with USR1 blocked: %#x, %v; want %#x", now, err, before|usr1)
 	}
-	in, err := readInherited()
-	if err != nil || in.blocked&uint64(usr1) == 0 {
-		t.Errorf("readInherited: blocked %#x, %v; want USR1 among them", in.blocked, err)
+	in, err := ReadInherited()
+	if err != nil || in.Blocked&uint64(usr1) == 0 {
+		t.Errorf("ReadInherited: blocked %#x, %v; want USR1 among them", in.Blocked, err)
 	}
 	if err := threadSigmask(sigSetmask, &before, nil); err != nil {
 		t.Fatal(err)
