@@ -56,13 +56,3 @@ func (o ChildOptions) Validate() error {
 	}
 	return fmt.Errorf("spawn: Contain %q is none of %q, %q, %q", o.Contain, NoContainment, ContainAuto, ContainCgroup)
 }
-
-// config is the Options the Host keeps its child's run by.
-func (o ChildOptions) config() Options {
-	return Options{Stamp: o.Stamp, Markers: o.Markers, Signal: o.Signal, Grace: o.Grace, Contain: o.Contain}
-}
-
-// childOptions is the ChildOptions of a Host's child's resolved Options.
-func (c Options) childOptions() ChildOptions {
-	return ChildOptions{Stamp: c.Stamp, Markers: c.Markers, Signal: c.Signal, Grace: c.Grace, Contain: c.Contain}
-}

@@ -223,3 +223,13 @@ func (c Options) environ(env []string) []string {
 	}
 	return c.Markers.Environ(env, st)
 }
+
+// config is the Options the Host keeps its child's run by.
+func (o ChildOptions) config() Options {
+	return Options{Stamp: o.Stamp, Markers: o.Markers, Signal: o.Signal, Grace: o.Grace, Contain: o.Contain}
+}
+
+// childOptions is the ChildOptions of a Host's child's resolved Options.
+func (c Options) childOptions() ChildOptions {
+	return ChildOptions{Stamp: c.Stamp, Markers: c.Markers, Signal: c.Signal, Grace: c.Grace, Contain: c.Contain}
+}

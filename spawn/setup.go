@@ -3,7 +3,10 @@
 package spawn
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"sync"
@@ -196,3 +199,42 @@ func (r *supervisor) followCaller() (restore func(), err error) {
 	}
 	return restore, err
 }
+
+// containFailed is the error of a containment that could not be had.
+func containFailed(mode Containment, tried []string) error {
+	return &StartError{Err: &ContainError{Mode: mode, Tried: tried}}
+}
+
+// execFailed is the StartError of a command the kernel would not
+// execute ("exec /srv/app: permission denied"), its errno the cause.
+func execFailed(path string, err error) *StartError {
+	return &StartError{Exec: true, Err: &fs.PathError{Op: "exec", Path: path, Err: err}}
+}
+
+// lookupError is cmd.Err, the failure of exec.Command's look-up in
+// PATH, worded as a shell words it, its cause kept for errors.Is.
+func lookupError(cmd *exec.Cmd) error {
+	name := cmd.Path
+	var ee *exec.Error
+	if errors.As(cmd.Err, &ee) {
+		name = ee.Name
+	}
+	switch err := cmd.Err; {
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return &StartError{Exec: true, Err: &causeError{name + ": command not found", cmd.Err}}
+	case errors.Is(err, fs.ErrPermission):
+		return &StartError{Exec: true, Err: &causeError{name + ": not executable", cmd.Err}}
+	default:
+		return &StartError{Exec: true, Err: err}
+	}
+}
+
+// causeError words an error anew and keeps its cause for errors.Is.
+type causeError struct {
+	msg   string
+	cause error
+}
+
+func (e *causeError) Error() string { return e.msg }
+
+func (e *causeError) Unwrap() error { return e.cause }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package pidfd
 
 // classified keeps the operating system's error for the message while
