@@ -119,6 +119,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			freeCommand(),
 			waitCommand(),
 			psCommand(),
+			mcpCommand(),
 			doctorCommand(),
 			completionCommand(),
 			manCommand(),

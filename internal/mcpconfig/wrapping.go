@@ -19,10 +19,25 @@ type Wrapping struct {
 	Program string
 }
 
-// through reports whether command runs the program, at any path.
+// through reports whether command runs the program, at any path, or
+// the wrapping's own command's file, whatever its name.
 func (w Wrapping) through(command string) bool {
-	base := filepath.Base(strings.ReplaceAll(command, `\`, "/"))
-	return base == w.Program || strings.EqualFold(base, w.Program+".exe")
+	base := baseName(command)
+	for _, p := range []string{w.Program, baseName(w.Command)} {
+		if p != "" && (base == p || strings.EqualFold(base, p+".exe")) {
+			return true
+		}
+	}
+	return false
+}
+
+// baseName is a path's last element, with either separator: a Windows
+// client's file read elsewhere still names its programs so.
+func baseName(path string) string {
+	if path == "" {
+		return ""
+	}
+	return filepath.Base(strings.ReplaceAll(path, `\`, "/"))
 }
 
 // original is the command and args that a wrapped entry's args hold
