@@ -52,12 +52,17 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 	if d.found, err = d.syn.servers(d.data); err != nil {
 		return nil, &Refusal{Reason: NotParsed, Path: loc.Path, Err: err}
 	}
+	d.classify()
+	return d, nil
+}
+
+// classify tells the stdio entries that already run through tether.
+func (d *Document) classify() {
 	for i := range d.found {
-		if e := &d.found[i].entry; e.Kind == Stdio && w.through(e.Command) {
+		if e := &d.found[i].entry; e.Kind == Stdio && d.w.through(e.Command) {
 			e.Kind = Wrapped
 		}
 	}
-	return d, nil
 }
 
 // Entries are the file's servers, in the file's order.

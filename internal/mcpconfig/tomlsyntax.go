@@ -32,8 +32,10 @@ func (tomlSyntax) servers(data []byte) ([]found, error) {
 	for name := range servers {
 		names = append(names, name)
 	}
-	// Tables come in the file's order, for the listing.
+	// Tables come in the file's order, for the listing; those without a
+	// command or url line, by name.
 	keys, scanErr := scanTOML(data)
+	sort.Strings(names)
 	sort.SliceStable(names, func(i, j int) bool {
 		return tomlLine(keys, names[i]) < tomlLine(keys, names[j])
 	})
