@@ -114,7 +114,7 @@ func (d *Document) Unwrap() (Plan, error) {
 		}
 		want := f.entry
 		want.Command, want.Args = cmd, rest
-		if len(rest) == 0 && f.argsAdjacent {
+		if added(d.data, f, len(f.entry.Args)-len(rest)) {
 			want.Args = nil
 		}
 		return DidUnwrap, unwrapEdits(d.data, f, len(f.entry.Args)-len(rest)), want

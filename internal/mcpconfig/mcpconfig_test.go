@@ -218,7 +218,7 @@ func TestDiff(t *testing.T) {
 	if c.Entry.Server != "noargs" || c.Line != 13 {
 		t.Fatalf("change %+v", c)
 	}
-	want := []string{`args = ["run", "--hangup", "--name", "noargs", "--", "/usr/bin/myserver"]`, `command = "/usr/local/bin/tether"`}
+	want := []string{`args = [ "run", "--hangup", "--name", "noargs", "--", "/usr/bin/myserver" ]`, `command = "/usr/local/bin/tether"`}
 	if strings.Join(c.Before, "\n") != `command = "/usr/bin/myserver"` || !slices.Equal(c.After, want) {
 		t.Fatalf("diff of noargs: -%q +%q", c.Before, c.After)
 	}

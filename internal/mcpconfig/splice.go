@@ -35,7 +35,9 @@ func wrapEdits(data []byte, syn syntax, f found, command string, prefix []string
 	toks = append(toks, string(data[f.command.start:f.command.end]))
 	edits := []edit{{f.command.start, f.command.end, syn.quote(command)}}
 	if f.args == nil {
-		at, text := syn.newArgs(f, strings.Join(toks, ", "))
+		// "[ " and " ]": the mark of args Wrap added, which an existing
+		// list, even an empty one just before the command, never gets.
+		at, text := syn.newArgs(f, " "+strings.Join(toks, ", ")+" ")
 		return append(edits, edit{at, at, text})
 	}
 	a := *f.args
@@ -66,7 +68,7 @@ func unwrapEdits(data []byte, f found, n int) []edit {
 	a := *f.args
 	cmd := a.elems[n-1]
 	edits := []edit{{f.command.start, f.command.end, string(data[cmd.start:cmd.end])}}
-	if len(a.elems) == n && f.argsAdjacent {
+	if added(data, f, n) {
 		return append(edits, edit{f.argsKey, f.commandKey, ""})
 	}
 	if len(a.elems) == n {
@@ -88,4 +90,16 @@ func unwrapEdits(data []byte, f found, n int) []edit {
 	// Reformatted since (by the client, by hand): the first original
 	// element takes the lead the list began with.
 	return append(edits, edit{a.open + 1, a.elems[n].start, lead})
+}
+
+// added reports whether f's args are all Wrap's, added to an entry that
+// had none: the member just before the command, its list "[ " and the
+// n elements and " ]".
+func added(data []byte, f found, n int) bool {
+	a := f.args
+	if a == nil || len(a.elems) != n || !f.argsAdjacent {
+		return false
+	}
+	last := a.elems[n-1].end
+	return string(data[a.open+1:a.elems[0].start]) == " " && bytes.HasPrefix(data[last:], []byte(" ]"))
 }
