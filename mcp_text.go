@@ -193,5 +193,9 @@ func noClient(cmd string, env mcpconfig.Env, clients []mcpconfig.Client) error {
 	if len(names) > 0 {
 		of = strings.Join(names, ", ")
 	}
-	return cli.Exit(fmt.Sprintf("%s: no configuration file of %s found (looked in %s and %s): nothing changed; name one with --config FILE", cmd, of, env.Home, env.Dir), 1)
+	where := env.Home
+	if env.Dir != "" && env.Dir != env.Home {
+		where += " and " + env.Dir
+	}
+	return cli.Exit(fmt.Sprintf("%s: no configuration file of %s found (looked in %s): nothing changed; name one with --config FILE", cmd, of, where), 1)
 }
