@@ -3,9 +3,9 @@ module github.com/tetherproc/tether
 go 1.26.0
 
 require (
-	github.com/BurntSushi/toml v1.6.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/urfave/cli/v2 v2.27.7
 	go.uber.org/goleak v1.3.0

@@ -8,7 +8,7 @@
 // client edit too, that clients rewrite while they run, and whose every
 // other byte must come through untouched. So nothing here re-encodes a
 // file. A file is parsed (github.com/tailscale/hujson for JSON and JSONC,
-// github.com/BurntSushi/toml for TOML) to learn where each entry's
+// github.com/pelletier/go-toml/v2 for TOML) to learn where each entry's
 // command and args sit, only those bytes are changed, and the result is
 // parsed again and must say exactly what was meant before it is written.
 // Wrap writes its additions in a form Unwrap can take away to the byte,

@@ -5,19 +5,20 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // tomlSyntax is Codex's config.toml: servers in [mcp_servers.NAME]
-// tables. The decoder says what the file means; tomlScan where each
-// value sits, so that only an entry's own command and args bytes are
-// changed. Re-encoding the file through a TOML library would lose its
-// comments, order and layout.
+// tables. The decoder (go-toml v2, whose package costs tether's start
+// nothing: BurntSushi's toml reads the local time zone at init) says
+// what the file means; tomlScan where each value sits, so that only an
+// entry's own command and args bytes are changed. Re-encoding the file
+// through a TOML library would lose its comments, order and layout.
 type tomlSyntax struct{}
 
 func (tomlSyntax) servers(data []byte) ([]found, error) {
 	var doc map[string]any
-	if _, err := toml.Decode(string(data), &doc); err != nil {
+	if err := toml.Unmarshal(data, &doc); err != nil {
 		return nil, err
 	}
 	raw, ok := doc["mcp_servers"]
