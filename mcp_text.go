@@ -15,20 +15,31 @@ import (
 // The words of tether mcp: each client's name, each entry's fate, each
 // refusal's one line.
 
-var clientTitles = map[mcpconfig.Client]string{
-	mcpconfig.ClaudeCode:    "Claude Code",
-	mcpconfig.ClaudeDesktop: "Claude Desktop",
-	mcpconfig.Cursor:        "Cursor",
-	mcpconfig.VSCode:        "VS Code",
-	mcpconfig.Windsurf:      "Windsurf",
-	mcpconfig.Gemini:        "Gemini CLI",
-	mcpconfig.Codex:         "Codex",
-	mcpconfig.Unknown:       "MCP config",
+// clientTitle is a client's name as its makers write it. (A switch,
+// not a map: a package-level map is built at every start of tether.)
+func clientTitle(c mcpconfig.Client) string {
+	switch c {
+	case mcpconfig.ClaudeCode:
+		return "Claude Code"
+	case mcpconfig.ClaudeDesktop:
+		return "Claude Desktop"
+	case mcpconfig.Cursor:
+		return "Cursor"
+	case mcpconfig.VSCode:
+		return "VS Code"
+	case mcpconfig.Windsurf:
+		return "Windsurf"
+	case mcpconfig.Gemini:
+		return "Gemini CLI"
+	case mcpconfig.Codex:
+		return "Codex"
+	}
+	return "MCP config"
 }
 
 // fileTitle is the line that heads a file's entries.
 func fileTitle(d *mcpconfig.Document) string {
-	s := clientTitles[d.Location.Client] + ": " + d.Location.Path
+	s := clientTitle(d.Location.Client) + ": " + d.Location.Path
 	if d.Target != d.Location.Path {
 		s += " -> " + d.Target
 	}
@@ -76,10 +87,12 @@ func listMCP(w io.Writer, docs []*mcpconfig.Document) error {
 // actionText is an entry's fate in wrap or unwrap.
 func actionText(c mcpconfig.Change, dry bool) string {
 	switch c.Action {
-	case mcpconfig.DidWrap:
-		return map[bool]string{false: "wrapped", true: "would wrap"}[dry]
-	case mcpconfig.DidUnwrap:
-		return map[bool]string{false: "unwrapped", true: "would unwrap"}[dry]
+	case mcpconfig.DidWrap, mcpconfig.DidUnwrap:
+		verb := map[mcpconfig.Action]string{mcpconfig.DidWrap: "wrap", mcpconfig.DidUnwrap: "unwrap"}[c.Action]
+		if dry {
+			return "would " + verb
+		}
+		return verb + "ped"
 	case mcpconfig.AlreadyWrapped:
 		return "already runs through tether"
 	case mcpconfig.NotWrapped:
