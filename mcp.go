@@ -243,5 +243,6 @@ func mcpEnv() mcpconfig.Env {
 	home, _ := os.UserHomeDir()
 	config, _ := os.UserConfigDir()
 	dir, _ := os.Getwd()
-	return mcpconfig.Env{Home: home, ConfigDir: config, Dir: dir, CodexHome: os.Getenv("CODEX_HOME")}
+	return mcpconfig.Env{Home: home, ConfigDir: config, Dir: dir,
+		CodexHome: os.Getenv("CODEX_HOME"), ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
 }

@@ -26,7 +26,7 @@ func mcpWrapRun(t *testing.T, home, dir string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(tetherBin, append([]string{"mcp"}, args...)...)
 	cmd.Dir = dir
-	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "CODEX_HOME="}
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "CODEX_HOME=", "CLAUDE_CONFIG_DIR="}
 	return tetherCmd(t, cmd, env)
 }
 

@@ -11,4 +11,7 @@ type Env struct {
 	Dir string
 	// CodexHome is $CODEX_HOME, which moves Codex's files; "" for ~/.codex.
 	CodexHome string
+	// ClaudeConfigDir is $CLAUDE_CONFIG_DIR, where Claude Code then
+	// keeps its .claude.json; "" for the home directory.
+	ClaudeConfigDir string
 }

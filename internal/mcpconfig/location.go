@@ -55,7 +55,11 @@ func files(c Client, env Env) []file {
 	proj := func(elem ...string) file { return file{project: true, elem: elem} }
 	switch c {
 	case ClaudeCode:
-		return []file{user(env.Home, ".claude.json"), proj(env.Dir, ".mcp.json")}
+		dir := env.ClaudeConfigDir
+		if dir == "" {
+			dir = env.Home
+		}
+		return []file{user(dir, ".claude.json"), proj(env.Dir, ".mcp.json")}
 	case ClaudeDesktop:
 		return []file{user(env.ConfigDir, "Claude", "claude_desktop_config.json")}
 	case Cursor:

@@ -33,6 +33,9 @@ func TestLocate(t *testing.T) {
 			t.Errorf("%d: got %q, want %q", i, got[i], want[i])
 		}
 	}
+	if l := Locate(Env{Home: "/h", ClaudeConfigDir: "/c", CodexHome: "/x"}, ClaudeCode, Codex); len(l) != 2 || l[0].Path != filepath.FromSlash("/c/.claude.json") || l[1].Path != filepath.FromSlash("/x/config.toml") {
+		t.Errorf("with CLAUDE_CONFIG_DIR and CODEX_HOME: %+v", l)
+	}
 	// In the home directory, the project's files are the user's: once.
 	env.Dir = env.Home
 	if n := len(Locate(env, Gemini, Codex)); n != 2 {
