@@ -111,4 +111,14 @@ func TestOpenRefusesForeignSymlink(t *testing.T) {
 	if !errors.As(err, &r) || r.Reason != ForeignSymlink || r.Target != real || r.Owner != 65534 {
 		t.Fatalf("got %v, want a refusal: a link to uid 65534's file", err)
 	}
+	// A linked directory leads there as much as a linked file.
+	home := t.TempDir()
+	if err := os.Symlink(filepath.Dir(real), filepath.Join(home, ".cursor")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, ".cursor", filepath.Base(real))
+	_, err = Open(Location{Client: Cursor, Path: path}, wrapping())
+	if !errors.As(err, &r) || r.Reason != ForeignSymlink || r.Target != real {
+		t.Fatalf("through a linked directory: got %v, want a refusal: a link to uid 65534's file", err)
+	}
 }

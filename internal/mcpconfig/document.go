@@ -10,8 +10,8 @@ import (
 // Document is a configuration file as read, with its entries.
 type Document struct {
 	Location Location
-	// Target is the file written: Location.Path, or the file a
-	// symbolic link there points to (the link is kept).
+	// Target is the file written: Location.Path, or the file it leads
+	// to through symbolic links (which are kept).
 	Target string
 	data   []byte
 	mode   fs.FileMode
@@ -26,15 +26,13 @@ type Document struct {
 // errors.Is(err, fs.ErrNotExist); a refusal is a *Refusal.
 func Open(loc Location, w Wrapping) (*Document, error) {
 	d := &Document{Location: loc, Target: loc.Path, syn: syntaxOf(loc.Client, loc.Path), w: w}
-	li, err := os.Lstat(loc.Path)
-	if err != nil {
+	// A link anywhere on the path counts: a linked directory
+	// (~/.codex to another user's) as much as a linked file.
+	var err error
+	if d.Target, err = filepath.EvalSymlinks(loc.Path); err != nil {
 		return nil, err
 	}
-	if li.Mode()&fs.ModeSymlink != 0 {
-		if d.Target, err = filepath.EvalSymlinks(loc.Path); err != nil {
-			return nil, err
-		}
-	}
+	linked := d.Target != filepath.Clean(loc.Path)
 	fi, err := os.Stat(d.Target)
 	if err != nil {
 		return nil, err
@@ -43,7 +41,7 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 		return nil, &Refusal{Reason: NotParsed, Path: loc.Path, Err: fmt.Errorf("not a regular file (%v)", fi.Mode().Type())}
 	}
 	d.mode, d.owner = fi.Mode().Perm(), ownerOf(fi)
-	if li.Mode()&fs.ModeSymlink != 0 && !d.owner.mine() {
+	if linked && !d.owner.mine() {
 		return nil, &Refusal{Reason: ForeignSymlink, Path: loc.Path, Target: d.Target, Owner: d.owner.uid}
 	}
 	if d.data, err = os.ReadFile(d.Target); err != nil {
