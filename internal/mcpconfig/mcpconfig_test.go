@@ -2,6 +2,7 @@ package mcpconfig
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -221,5 +222,46 @@ func TestDiff(t *testing.T) {
 	want := []string{`args = [ "run", "--hangup", "--name", "noargs", "--", "/usr/bin/myserver" ]`, `command = "/usr/local/bin/tether"`}
 	if strings.Join(c.Before, "\n") != `command = "/usr/bin/myserver"` || !slices.Equal(c.After, want) {
 		t.Fatalf("diff of noargs: -%q +%q", c.Before, c.After)
+	}
+}
+
+// TestUnwrapAfterClientRewrite: a client that rewrites its file after
+// wrap (its own layout, a key of its own) still gets each entry's own
+// command and args back from unwrap.
+func TestUnwrapAfterClientRewrite(t *testing.T) {
+	path := copyFixture(t, "claude-code.claude.json")
+	loc := Location{Client: ClaudeCode, Path: path}
+	orig := open(t, loc)
+	p, err := orig.Wrap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As a JavaScript client writes: parsed, a key set, re-encoded with
+	// a layout of its own.
+	var doc map[string]any
+	if err := json.Unmarshal(p.Data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["numStartups"] = 7
+	rewritten, err := json.MarshalIndent(doc, "", "\t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, rewritten, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	back, err := open(t, loc).Unwrap()
+	if err != nil || count(back, DidUnwrap) != 3 {
+		t.Fatalf("unwrap after a rewrite: %d unwrapped, %v", count(back, DidUnwrap), err)
+	}
+	commit(t, back)
+	got := open(t, loc).Entries()
+	want := orig.Entries()
+	slices.SortFunc(got, func(a, b Entry) int { return strings.Compare(a.Project+a.Server, b.Project+b.Server) })
+	slices.SortFunc(want, func(a, b Entry) int { return strings.Compare(a.Project+a.Server, b.Project+b.Server) })
+	for i := range want {
+		if !sameEntry(got[i], want[i]) {
+			t.Errorf("after unwrap: %+v, want %+v", got[i], want[i])
+		}
 	}
 }
