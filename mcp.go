@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -89,6 +90,9 @@ func runMCP(c *cli.Context, op string) error {
 	cmd := "tether mcp " + op
 	if c.Args().Present() {
 		return usagef("%s: unexpected argument %q", cmd, c.Args().First())
+	}
+	if op == "wrap" && !wrapSupported {
+		return failf("%s: tether run does not supervise on %s (it exits 125 without starting anything): a wrapped server would not start; nothing changed", cmd, runtime.GOOS)
 	}
 	w, err := mcpWrapping(c, cmd)
 	if err != nil {
