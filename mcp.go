@@ -107,10 +107,11 @@ func runMCP(c *cli.Context, op string) error {
 	}
 	plans := make([]mcpconfig.Plan, 0, len(docs))
 	for _, d := range docs {
-		p, err := d.Wrap()
+		edit := d.Wrap
 		if op == "unwrap" {
-			p, err = d.Unwrap()
+			edit = d.Unwrap
 		}
+		p, err := edit()
 		if err != nil {
 			return mcpRefusal(cmd, err)
 		}
