@@ -218,8 +218,27 @@ func TestDocCommands(t *testing.T) {
 		if !strings.HasPrefix(strings.TrimSpace(synopsis(section)), "tether "+c.Name) {
 			t.Errorf("%s: tether %s: the synopsis does not start with \"tether %s\"", commandsDoc, c.Name, c.Name)
 		}
-		checkFlags(t, "tether "+c.Name, section, c.Flags)
+		checkFlags(t, "tether "+c.Name, section, commandFlags(c))
 	}
+}
+
+// commandFlags are a command's flags and its subcommands' (tether mcp
+// wrap, unwrap, list), each name once: one section documents them all.
+func commandFlags(c *cli.Command) []cli.Flag {
+	out := slices.Clone(c.Flags)
+	seen := map[string]bool{}
+	for _, f := range out {
+		seen[f.Names()[0]] = true
+	}
+	for _, sub := range c.Subcommands {
+		for _, f := range sub.Flags {
+			if !seen[f.Names()[0]] {
+				seen[f.Names()[0]] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // Every tether command line in README.md and docs/ (a code span, a line
@@ -299,7 +318,7 @@ func checkCommandLine(app *cli.App, global map[string]bool, line string) []strin
 			continue
 		}
 		names := map[string]bool{"--help": true, "-h": true}
-		for _, f := range cmd.Flags {
+		for _, f := range commandFlags(cmd) {
 			for _, n := range flagNames(f) {
 				names[n] = true
 			}

@@ -48,8 +48,14 @@ func nameOnce(app *cli.App) {
 	named := namedFlags([]cli.Flag{cli.HelpFlag, cli.VersionFlag})
 	cli.HelpFlag, cli.VersionFlag = named[0], named[1]
 	app.Flags = namedFlags(app.Flags)
-	for _, c := range app.Commands {
-		c.Flags = namedFlags(c.Flags)
+	eachCommand(app.Commands, func(c *cli.Command) { c.Flags = namedFlags(c.Flags) })
+}
+
+// eachCommand calls f on each command and, after it, its subcommands.
+func eachCommand(cs []*cli.Command, f func(*cli.Command)) {
+	for _, c := range cs {
+		f(c)
+		eachCommand(c.Subcommands, f)
 	}
 }
 
@@ -104,9 +110,7 @@ func plainFlag(f cli.Flag) cli.Flag {
 // plainFlags puts back the flags urfave/cli made in app and its commands.
 func plainFlags(app *cli.App) {
 	app.Flags = plainList(app.Flags)
-	for _, c := range app.Commands {
-		c.Flags = plainList(c.Flags)
-	}
+	eachCommand(app.Commands, func(c *cli.Command) { c.Flags = plainList(c.Flags) })
 }
 
 func plainList(fs []cli.Flag) []cli.Flag {

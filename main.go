@@ -94,8 +94,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage: "tie a child's life to its parent's, recognise it later, reclaim it when stranded",
 		Description: "Exit statuses: run gives its command's own (128+N when it died of signal N, which tether\n" +
 			"then dies of too; 126 not executable, 127 not found); check 0 tethered, 1 foreign, 2 zombie,\n" +
-			"3 gone, 4 unverifiable; reclaim 0 all selected gone, 1 some survived; 125 bad usage or\n" +
-			"tether's own failure, for every command. TETHER_DEBUG=1 or --debug traces each decision.",
+			"3 gone, 4 unverifiable; reclaim 0 all selected gone, 1 some survived; mcp 0 done, 1 refused;\n" +
+			"125 bad usage or tether's own failure, for every command. TETHER_DEBUG=1 or --debug traces each decision.",
 		Version: readVersion().short(),
 		Writer:  stdout,
 		// Errors are printed once, by exitStatus, not by urfave/cli.
@@ -119,6 +119,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			freeCommand(),
 			waitCommand(),
 			psCommand(),
+			mcpCommand(),
 			doctorCommand(),
 			completionCommand(),
 			manCommand(),

@@ -39,6 +39,10 @@ func generatedMan(t *testing.T) string {
 			fmt.Fprintf(&b, ".PP\n%s\n", roff(para))
 		}
 		manFlags(&b, c.Flags)
+		for _, sub := range c.Subcommands {
+			fmt.Fprintf(&b, ".SS \"tether %s %s %s\"\n%s.\n", c.Name, sub.Name, roff(commandArgs(sub)), roff(sub.Usage))
+			manFlags(&b, sub.Flags)
+		}
 	}
 	return b.String() + manExitStatus(t) + manExamples(app)
 }

@@ -3,7 +3,7 @@
 
 function __fish_tether_no_subcommand --description 'Test if there has been any subcommand yet'
     for i in (commandline -opc)
-        if contains -- $i run check reclaim free wait ps doctor completion man help h
+        if contains -- $i run check reclaim free wait ps mcp wrap unwrap list doctor completion man help h
             return 1
         end
     end
@@ -99,6 +99,23 @@ complete -c tether -n '__fish_seen_subcommand_from ps' -f -l abandoned -d 'stdio
 complete -c tether -n '__fish_seen_subcommand_from ps' -f -l json -d 'print JSON'
 complete -c tether -n '__fish_seen_subcommand_from ps' -f -l marker-var -r -d 'the marker variable, which must hold `KEY`=1'
 complete -c tether -n '__fish_seen_subcommand_from ps' -f -l name-var -r -d 'the variable that holds the name (`KEY`)'
+complete -c tether -n '__fish_seen_subcommand_from mcp' -f -l help -s h -d 'show help'
+complete -r -c tether -n '__fish_tether_no_subcommand' -a 'mcp' -d 'wrap every stdio server of your MCP clients\' configs in tether run, unwrap them, list them'
+complete -c tether -n '__fish_seen_subcommand_from wrap' -f -l help -s h -d 'show help'
+complete -r -c tether -n '__fish_seen_subcommand_from mcp' -a 'wrap' -d 'make each stdio server run through tether'
+complete -c tether -n '__fish_seen_subcommand_from wrap' -f -l client -r -d 'only the files of client `NAME`: claude-code, claude-desktop, cursor, vscode, windsurf, gemini, codex (repeatable)'
+complete -c tether -n '__fish_seen_subcommand_from wrap' -f -l config -r -d 'only the file `FILE` (repeatable); its client is --client\'s, or known by its name'
+complete -c tether -n '__fish_seen_subcommand_from wrap' -f -l dry-run -d 'write nothing; print each entry\'s change as a diff'
+complete -c tether -n '__fish_seen_subcommand_from wrap' -f -l tether -r -d 'the tether the entries run, an absolute `PATH` (default: this one; the one on PATH when it is this one)'
+complete -c tether -n '__fish_seen_subcommand_from unwrap' -f -l help -s h -d 'show help'
+complete -r -c tether -n '__fish_seen_subcommand_from mcp' -a 'unwrap' -d 'give each server wrap wrapped its own command and args back'
+complete -c tether -n '__fish_seen_subcommand_from unwrap' -f -l client -r -d 'only the files of client `NAME`: claude-code, claude-desktop, cursor, vscode, windsurf, gemini, codex (repeatable)'
+complete -c tether -n '__fish_seen_subcommand_from unwrap' -f -l config -r -d 'only the file `FILE` (repeatable); its client is --client\'s, or known by its name'
+complete -c tether -n '__fish_seen_subcommand_from unwrap' -f -l dry-run -d 'write nothing; print each entry\'s change as a diff'
+complete -c tether -n '__fish_seen_subcommand_from list' -f -l help -s h -d 'show help'
+complete -r -c tether -n '__fish_seen_subcommand_from mcp' -a 'list' -d 'list the clients\' files found and each server in them'
+complete -c tether -n '__fish_seen_subcommand_from list' -f -l client -r -d 'only the files of client `NAME`: claude-code, claude-desktop, cursor, vscode, windsurf, gemini, codex (repeatable)'
+complete -c tether -n '__fish_seen_subcommand_from list' -f -l config -r -d 'only the file `FILE` (repeatable); its client is --client\'s, or known by its name'
 complete -c tether -n '__fish_seen_subcommand_from doctor' -f -l help -s h -d 'show help'
 complete -r -c tether -n '__fish_tether_no_subcommand' -a 'doctor' -d 'say what this machine lets tether do for you: each kernel feature it relies on, tried'
 complete -c tether -n '__fish_seen_subcommand_from doctor' -f -l json -d 'print JSON'

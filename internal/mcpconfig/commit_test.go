@@ -1,0 +1,124 @@
+package mcpconfig
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var testTime = time.Date(2026, 12, 6, 15, 0, 0, 0, time.UTC)
+
+// TestCommitKeepsModeAndLink: the new file has the old one's mode, a
+// backup of the old one sits beside it, and a symbolic link to one's
+// own file stays a link, its target written.
+func TestCommitKeepsModeAndLink(t *testing.T) {
+	real := copyFixture(t, "claude-code.claude.json")
+	if err := os.Chmod(real, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), ".claude.json")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	d := open(t, Location{Client: ClaudeCode, Path: link})
+	p, err := d.Wrap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	backups, err := Commit([]Plan{p}, testTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := real + ".tether-backup-20261206T150000Z"; backups[0] != want {
+		t.Fatalf("backup %q, want %q", backups[0], want)
+	}
+	if b, _ := os.ReadFile(backups[0]); string(b) != string(d.Bytes()) {
+		t.Fatal("the backup is not the file as read")
+	}
+	for _, path := range []string{real, backups[0]} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Fatalf("%s: mode %v, %v; want 0640", path, fi.Mode(), err)
+		}
+	}
+	if li, err := os.Lstat(link); err != nil || li.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link is no longer a link: %v %v", li.Mode(), err)
+	}
+	if got, _ := os.ReadFile(real); string(got) != string(p.Data) {
+		t.Fatal("the link's target does not hold the new version")
+	}
+	// A second backup in the same second does not overwrite the first.
+	p2, _ := open(t, Location{Client: ClaudeCode, Path: link}).Unwrap()
+	second, err := Commit([]Plan{p2}, testTime)
+	if err != nil || second[0] != backups[0]+"-2" {
+		t.Fatalf("second backup %q, %v", second[0], err)
+	}
+}
+
+// TestCommitRefusesChanged: a file rewritten between its reading and
+// the writing (as a running client does) is left as the client wrote
+// it, and so is every other file of the run; no backup or temporary
+// file is left behind.
+func TestCommitRefusesChanged(t *testing.T) {
+	dir := t.TempDir()
+	var plans []Plan
+	for _, name := range []string{"a.json", "b.json"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(`{"mcpServers": {"s": {"command": "srv"}}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p, err := open(t, Location{Client: Cursor, Path: path}).Wrap()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p)
+	}
+	meanwhile := []byte(`{"mcpServers": {"s": {"command": "srv"}}, "numStartups": 2}`)
+	if err := os.WriteFile(filepath.Join(dir, "b.json"), meanwhile, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Commit(plans, testTime)
+	var r *Refusal
+	if !errors.As(err, &r) || r.Reason != Changed || r.Path != filepath.Join(dir, "b.json") {
+		t.Fatalf("got %v, want a refusal: b.json changed", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("files left: %v", entries)
+	}
+	if a, _ := os.ReadFile(filepath.Join(dir, "a.json")); string(a) != string(plans[0].Document.Bytes()) {
+		t.Fatalf("a.json written although b.json was refused: %s", a)
+	}
+}
+
+// TestOpenRefusesForeignSymlink: a link to a file another user owns is
+// not followed to be written (as root, the test makes such a file).
+func TestOpenRefusesForeignSymlink(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give a file to another user")
+	}
+	real := copyFixture(t, "cursor.mcp.json")
+	if err := os.Chown(real, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(Location{Client: Cursor, Path: link}, wrapping())
+	var r *Refusal
+	if !errors.As(err, &r) || r.Reason != ForeignSymlink || r.Target != real || r.Owner != 65534 {
+		t.Fatalf("got %v, want a refusal: a link to uid 65534's file", err)
+	}
+	// A linked directory leads there as much as a linked file.
+	home := t.TempDir()
+	if err := os.Symlink(filepath.Dir(real), filepath.Join(home, ".cursor")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, ".cursor", filepath.Base(real))
+	_, err = Open(Location{Client: Cursor, Path: path}, wrapping())
+	if !errors.As(err, &r) || r.Reason != ForeignSymlink || r.Target != real {
+		t.Fatalf("through a linked directory: got %v, want a refusal: a link to uid 65534's file", err)
+	}
+}

@@ -1,0 +1,19 @@
+package mcpconfig
+
+// Reason is why a file was refused.
+type Reason int
+
+const (
+	// NotParsed: the file is not valid in its format, or its servers
+	// are not where its client keeps them.
+	NotParsed Reason = iota
+	// Changed: the file changed between its reading and the writing of
+	// its new version (a client rewrote it meanwhile).
+	Changed
+	// ForeignSymlink: the file is a symbolic link to a file another
+	// user owns.
+	ForeignSymlink
+	// Unexpected: the edited file did not read back as exactly the
+	// entries meant. Nothing was written; it is a defect to report.
+	Unexpected
+)

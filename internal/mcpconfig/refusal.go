@@ -1,0 +1,31 @@
+package mcpconfig
+
+import "fmt"
+
+// Refusal is the error of a file that is left as it is, and with it
+// every other file of the same run.
+type Refusal struct {
+	Reason Reason
+	Path   string
+	// Target and Owner are a ForeignSymlink's target and its owner's
+	// uid.
+	Target string
+	Owner  int
+	// Server is the entry an Unexpected edit was of.
+	Server string
+	Err    error
+}
+
+func (r *Refusal) Error() string {
+	switch r.Reason {
+	case NotParsed:
+		return fmt.Sprintf("%s: does not parse: %v", r.Path, r.Err)
+	case Changed:
+		return fmt.Sprintf("%s: changed while it was being edited", r.Path)
+	case ForeignSymlink:
+		return fmt.Sprintf("%s: a symbolic link to %s, owned by uid %d", r.Path, r.Target, r.Owner)
+	}
+	return fmt.Sprintf("%s: the edit of server %q did not read back as meant: %v", r.Path, r.Server, r.Err)
+}
+
+func (r *Refusal) Unwrap() error { return r.Err }

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tetherproc/tether/internal/mcpconfig"
+	"github.com/tetherproc/tether/marker"
+)
+
+// mcpCommand is tether mcp wrap|unwrap|list: every stdio server of the
+// user's MCP clients put behind tether run --hangup in one command, and
+// given back as it was.
+func mcpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "mcp",
+		Usage:     "wrap every stdio server of your MCP clients' configs in tether run, unwrap them, list them",
+		ArgsUsage: "wrap|unwrap|list",
+		Description: "wrap makes each stdio server entry of the clients' files run through tether:\n" +
+			"command becomes this tether's absolute path, args become run --hangup --name NAME --\n" +
+			"and the entry's own command and args. unwrap gives the entries back byte for byte.\n" +
+			"URL servers are left alone. Both change nothing a second time. Each file changed gets a\n" +
+			"backup beside it (FILE.tether-backup-TIME) and is replaced whole, atomically.\n" +
+			"Exit status: 0 done (or nothing to do); 1 refused, nothing changed (a file that does not\n" +
+			"parse, one a client changed meanwhile, a symbolic link to another user's file, no client\n" +
+			"found); 125 bad usage, or a file that could not be written.\n\n" +
+			"Examples:\n" +
+			"   tether mcp list\n" +
+			"   tether mcp wrap --dry-run\n" +
+			"   tether mcp wrap\n" +
+			"   tether mcp wrap --client codex --client claude-code\n" +
+			"   tether mcp unwrap --config .vscode/mcp.json",
+		HideHelpCommand: true,
+		OnUsageError:    usageError,
+		Subcommands: []*cli.Command{
+			mcpSubcommand("wrap", "make each stdio server run through tether", true),
+			mcpSubcommand("unwrap", "give each server wrap wrapped its own command and args back", true),
+			mcpSubcommand("list", "list the clients' files found and each server in them", false),
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("tether mcp: unknown command %q (wrap, unwrap or list)", c.Args().First())
+			}
+			return usagef("tether mcp: wrap, unwrap or list? (usage: tether mcp wrap|unwrap|list [options])")
+		},
+	}
+}
+
+func mcpSubcommand(name, usage string, writes bool) *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringSliceFlag{Name: "client", Usage: "only the files of client `NAME`: " + strings.Join(clientNames(), ", ") + " (repeatable)"},
+		&cli.StringSliceFlag{Name: "config", Usage: "only the file `FILE` (repeatable); its client is --client's, or known by its name"},
+	}
+	if writes {
+		flags = append(flags, &cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print each entry's change as a diff"})
+	}
+	if name == "wrap" {
+		flags = append(flags, &cli.StringFlag{Name: "tether", Usage: "the tether the entries run, an absolute `PATH` (default: this one; the one on PATH when it is this one)"})
+	}
+	return &cli.Command{
+		Name:            name,
+		Usage:           usage,
+		HideHelpCommand: true,
+		OnUsageError:    usageError,
+		Flags:           flags,
+		Action:          func(c *cli.Context) error { return runMCP(c, name) },
+	}
+}
+
+func clientNames() []string {
+	var out []string
+	for _, c := range mcpconfig.Clients() {
+		out = append(out, string(c))
+	}
+	return out
+}
+
+// runMCP reads every file, plans every change, and only then writes:
+// a refusal of any file leaves every file as it was.
+func runMCP(c *cli.Context, op string) error {
+	cmd := "tether mcp " + op
+	if c.Args().Present() {
+		return usagef("%s: unexpected argument %q", cmd, c.Args().First())
+	}
+	if op == "wrap" && !wrapSupported {
+		return failf("%s: tether run does not supervise on %s (it exits 125 without starting anything): a wrapped server would not start; nothing changed", cmd, runtime.GOOS)
+	}
+	w, err := mcpWrapping(c, cmd)
+	if err != nil {
+		return err
+	}
+	docs, err := mcpDocuments(c, cmd, w)
+	if err != nil {
+		return err
+	}
+	if op == "list" {
+		return writeOrFail(cmd, listMCP(c.App.Writer, docs))
+	}
+	plans := make([]mcpconfig.Plan, 0, len(docs))
+	for _, d := range docs {
+		edit := d.Wrap
+		if op == "unwrap" {
+			edit = d.Unwrap
+		}
+		p, err := edit()
+		if err != nil {
+			return mcpRefusal(cmd, err)
+		}
+		plans = append(plans, p)
+	}
+	dry := c.Bool("dry-run")
+	var backups []string
+	if !dry {
+		if backups, err = mcpconfig.Commit(plans, time.Now()); err != nil {
+			return mcpRefusal(cmd, err)
+		}
+	}
+	return writeOrFail(cmd, reportMCP(c.App.Writer, op, dry, plans, backups))
+}
+
+func writeOrFail(cmd string, err error) error {
+	if err != nil {
+		return failf("%s: write: %v", cmd, err)
+	}
+	return nil
+}
+
+// mcpWrapping is what wrap writes: the tether to run and its args, the
+// server's key as the run's name.
+func mcpWrapping(c *cli.Context, cmd string) (mcpconfig.Wrapping, error) {
+	w := mcpconfig.Wrapping{Program: "tether", Prefix: func(server string) []string {
+		return []string{"run", "--hangup", "--name", mcpName(server), "--"}
+	}}
+	if p := c.String("tether"); c.Command.Name == "wrap" && c.IsSet("tether") {
+		if !filepath.IsAbs(p) {
+			return w, usagef("%s: --tether: %q is not an absolute path (a client starts servers with its own PATH)", cmd, p)
+		}
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			return w, usagef("%s: --tether: %q is not a file", cmd, p)
+		}
+		w.Command = p
+		return w, nil
+	}
+	p, err := tetherPath()
+	if err != nil {
+		return w, failf("%s: this tether's path: %v", cmd, err)
+	}
+	w.Command = p
+	return w, nil
+}
+
+// tetherPath is the absolute path of this tether. Where the tether on
+// PATH is this same file, its path there is taken as it is, links
+// unresolved: a package manager's stable link (Homebrew's bin/tether)
+// outlives the versioned file it points to, which an upgrade removes.
+func tetherPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return "", err
+	}
+	if found, err := exec.LookPath("tether"); err == nil && filepath.IsAbs(found) {
+		if real, err := filepath.EvalSymlinks(found); err == nil && real == exe {
+			return found, nil
+		}
+	}
+	return exe, nil
+}
+
+// mcpName is a server's key made a name of the protocol: each byte
+// outside A-Z a-z 0-9 . _ - made '_', cut to the longest allowed.
+func mcpName(server string) string {
+	b := []byte(server)
+	for i, c := range b {
+		if marker.ValidateName(string(c)) != nil {
+			b[i] = '_'
+		}
+	}
+	if len(b) > marker.MaxNameLen {
+		b = b[:marker.MaxNameLen]
+	}
+	if len(b) == 0 {
+		return "mcp"
+	}
+	return string(b)
+}
+
+// mcpDocuments opens the files asked for: --config's, or every file
+// of --client's clients (all clients) that exists.
+func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) ([]*mcpconfig.Document, error) {
+	var clients []mcpconfig.Client
+	for _, name := range c.StringSlice("client") {
+		if !slices.Contains(clientNames(), name) {
+			return nil, usagef("%s: --client: unknown client %q (want one of %s)", cmd, name, strings.Join(clientNames(), ", "))
+		}
+		clients = append(clients, mcpconfig.Client(name))
+	}
+	configs := c.StringSlice("config")
+	var locs []mcpconfig.Location
+	for _, path := range configs {
+		client := mcpconfig.Guess(path)
+		if len(clients) == 1 {
+			client = clients[0]
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, usagef("%s: --config: %q: %v", cmd, path, err)
+		}
+		locs = append(locs, mcpconfig.Location{Client: client, Path: abs})
+	}
+	env := mcpEnv()
+	if len(configs) == 0 {
+		locs = mcpconfig.Locate(env, clients...)
+	}
+	var docs []*mcpconfig.Document
+	for _, loc := range locs {
+		d, err := mcpconfig.Open(loc, w)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && len(configs) == 0:
+			continue
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, usagef("%s: --config: %s: no such file", cmd, loc.Path)
+		case err != nil:
+			return nil, mcpRefusal(cmd, err)
+		}
+		docs = append(docs, d)
+	}
+	if len(docs) == 0 {
+		return nil, noClient(cmd, env, clients)
+	}
+	return docs, nil
+}
+
+// mcpEnv is where the clients' files are looked for: the user's
+// directories, and the working directory's project files.
+func mcpEnv() mcpconfig.Env {
+	home, _ := os.UserHomeDir()
+	config, _ := os.UserConfigDir()
+	dir, _ := os.Getwd()
+	return mcpconfig.Env{Home: home, ConfigDir: config, Dir: dir,
+		CodexHome: os.Getenv("CODEX_HOME"), ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tetherproc/tether/internal/mcpconfig"
+)
+
+// The words of tether mcp: each client's name, each entry's fate, each
+// refusal's one line.
+
+// clientTitle is a client's name as its makers write it. (A switch,
+// not a map: a package-level map is built at every start of tether.)
+func clientTitle(c mcpconfig.Client) string {
+	switch c {
+	case mcpconfig.ClaudeCode:
+		return "Claude Code"
+	case mcpconfig.ClaudeDesktop:
+		return "Claude Desktop"
+	case mcpconfig.Cursor:
+		return "Cursor"
+	case mcpconfig.VSCode:
+		return "VS Code"
+	case mcpconfig.Windsurf:
+		return "Windsurf"
+	case mcpconfig.Gemini:
+		return "Gemini CLI"
+	case mcpconfig.Codex:
+		return "Codex"
+	}
+	return "MCP config"
+}
+
+// fileTitle is the line that heads a file's entries.
+func fileTitle(d *mcpconfig.Document) string {
+	s := clientTitle(d.Location.Client) + ": " + d.Location.Path
+	if d.Target != d.Location.Path {
+		s += " -> " + d.Target
+	}
+	return sanitize(s)
+}
+
+// serverTitle is an entry's name, with its project in a file that
+// holds several projects' servers.
+func serverTitle(e mcpconfig.Entry) string {
+	if e.Project != "" {
+		return sanitize(e.Server + " (project " + e.Project + ")")
+	}
+	return sanitize(e.Server)
+}
+
+// entryText is what an entry is, for list.
+func entryText(e mcpconfig.Entry) string {
+	line := joinArgv(append([]string{e.Command}, e.Args...))
+	switch e.Kind {
+	case mcpconfig.Stdio:
+		return "stdio: " + sanitize(line)
+	case mcpconfig.Wrapped:
+		return "through tether: " + sanitize(line)
+	case mcpconfig.Remote:
+		return "URL: " + sanitize(strings.TrimSpace(e.Transport+" "+e.URL))
+	}
+	return "not a stdio server's command and args"
+}
+
+func listMCP(w io.Writer, docs []*mcpconfig.Document) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, d := range docs {
+		fmt.Fprintln(tw, fileTitle(d))
+		entries := d.Entries()
+		if len(entries) == 0 {
+			fmt.Fprintln(tw, "  (no servers)")
+		}
+		for _, e := range entries {
+			fmt.Fprintf(tw, "  %s\t%s\n", serverTitle(e), entryText(e))
+		}
+	}
+	return tw.Flush()
+}
+
+// actionText is an entry's fate in wrap or unwrap.
+func actionText(c mcpconfig.Change, dry bool) string {
+	switch c.Action {
+	case mcpconfig.DidWrap, mcpconfig.DidUnwrap:
+		verb := map[mcpconfig.Action]string{mcpconfig.DidWrap: "wrap", mcpconfig.DidUnwrap: "unwrap"}[c.Action]
+		if dry {
+			return "would " + verb
+		}
+		return verb + "ped"
+	case mcpconfig.AlreadyWrapped:
+		return "already runs through tether"
+	case mcpconfig.NotWrapped:
+		return "not wrapped: left as it is"
+	case mcpconfig.Foreign:
+		return "runs through tether, not as wrap writes it: left as it is"
+	case mcpconfig.LeftRemote:
+		return "a URL server (" + sanitize(strings.TrimSpace(c.Entry.Transport+" "+c.Entry.URL)) + "): no process to tie, left alone"
+	}
+	return "not a stdio server's command and args: left as it is"
+}
+
+// reportMCP says, per file, each entry's fate (and with --dry-run its
+// diff), the backups written, and a count.
+func reportMCP(w io.Writer, op string, dry bool, plans []mcpconfig.Plan, backups []string) error {
+	changed, files := 0, 0
+	for i, p := range plans {
+		fmt.Fprintln(w, fileTitle(p.Document))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, c := range p.Changes {
+			fmt.Fprintf(tw, "  %s\t%s\n", serverTitle(c.Entry), actionText(c, dry))
+			if c.Action.Changed() {
+				changed++
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if dry {
+			writeDiffs(w, p)
+		}
+		if p.Changed() {
+			files++
+		}
+		if i < len(backups) && backups[i] != "" {
+			fmt.Fprintf(w, "  backup: %s\n", sanitize(backups[i]))
+		}
+	}
+	verb := map[string]string{"wrap": "wrapped", "unwrap": "unwrapped"}[op]
+	switch {
+	case changed == 0:
+		_, err := fmt.Fprintf(w, "nothing to %s\n", op)
+		return err
+	case dry:
+		_, err := fmt.Fprintf(w, "would have %s %d %s in %d %s (dry run: nothing written)\n", verb, changed, plural(changed, "server"), files, plural(files, "file"))
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%s %d %s in %d %s\n", verb, changed, plural(changed, "server"), files, plural(files, "file"))
+	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// writeDiffs writes each changed entry's lines, before and after.
+func writeDiffs(w io.Writer, p mcpconfig.Plan) {
+	for _, c := range p.Changes {
+		if !c.Action.Changed() {
+			continue
+		}
+		fmt.Fprintf(w, "  --- %s: %s, line %d\n", sanitize(p.Document.Location.Path), serverTitle(c.Entry), c.Line)
+		for _, l := range c.Before {
+			fmt.Fprintf(w, "  -%s\n", diffLine(l))
+		}
+		for _, l := range c.After {
+			fmt.Fprintf(w, "  +%s\n", diffLine(l))
+		}
+	}
+}
+
+// diffLine is a line of a file made safe for a terminal, its tabs kept.
+func diffLine(l string) string {
+	parts := strings.Split(l, "\t")
+	for i, s := range parts {
+		parts[i] = sanitize(s)
+	}
+	return strings.Join(parts, "\t")
+}
+
+// mcpRefusal is a refused file's one line: exit 1, nothing changed.
+func mcpRefusal(cmd string, err error) error {
+	var r *mcpconfig.Refusal
+	if !errors.As(err, &r) {
+		return failf("%s: %v", cmd, err)
+	}
+	var why string
+	switch r.Reason {
+	case mcpconfig.NotParsed:
+		why = fmt.Sprintf("%s does not parse (%v)", r.Path, firstLine(r.Err.Error()))
+	case mcpconfig.Changed:
+		why = fmt.Sprintf("%s changed while tether was editing it (a running client rewrites its file): run it again", r.Path)
+	case mcpconfig.ForeignSymlink:
+		why = fmt.Sprintf("%s is a symbolic link to %s, which uid %d owns: not written through", r.Path, r.Target, r.Owner)
+	default:
+		why = fmt.Sprintf("%s: the edit of server %q did not read back as meant (%v): please report it", r.Path, r.Server, r.Err)
+	}
+	return cli.Exit(fmt.Sprintf("%s: refused, nothing changed: %s", cmd, why), 1)
+}
+
+// noClient is the line of a run that found no file to work on.
+func noClient(cmd string, env mcpconfig.Env, clients []mcpconfig.Client) error {
+	var names []string
+	for _, c := range clients {
+		names = append(names, string(c))
+	}
+	of := "any MCP client"
+	if len(names) > 0 {
+		of = strings.Join(names, ", ")
+	}
+	where := env.Home
+	if env.Dir != "" && env.Dir != env.Home {
+		where += " and " + env.Dir
+	}
+	return cli.Exit(fmt.Sprintf("%s: no configuration file of %s found (looked in %s): nothing changed; name one with --config FILE", cmd, of, where), 1)
+}
