@@ -49,7 +49,7 @@ type file struct {
 // directory is the platform's config directory's Claude (macOS:
 // ~/Library/Application Support/Claude, Windows: %AppData%\Claude, and
 // Linux builds ~/.config/Claude); VS Code's user file is in its User
-// directory there.
+// directory there (Code, Code - Insiders, VSCodium).
 func files(c Client, env Env) []file {
 	user := func(elem ...string) file { return file{elem: elem} }
 	proj := func(elem ...string) file { return file{project: true, elem: elem} }
@@ -65,7 +65,10 @@ func files(c Client, env Env) []file {
 	case Cursor:
 		return []file{user(env.Home, ".cursor", "mcp.json"), proj(env.Dir, ".cursor", "mcp.json")}
 	case VSCode:
-		return []file{user(env.ConfigDir, "Code", "User", "mcp.json"), proj(env.Dir, ".vscode", "mcp.json")}
+		// Insiders and VSCodium keep the same file in their own User
+		// directories.
+		return []file{user(env.ConfigDir, "Code", "User", "mcp.json"), user(env.ConfigDir, "Code - Insiders", "User", "mcp.json"),
+			user(env.ConfigDir, "VSCodium", "User", "mcp.json"), proj(env.Dir, ".vscode", "mcp.json")}
 	case Windsurf:
 		return []file{user(env.Home, ".codeium", "windsurf", "mcp_config.json")}
 	case Gemini:

@@ -18,6 +18,8 @@ func TestLocate(t *testing.T) {
 		"cursor /home/ada/.cursor/mcp.json",
 		"cursor /home/ada/proj/.cursor/mcp.json",
 		"vscode /home/ada/.config/Code/User/mcp.json",
+		"vscode /home/ada/.config/Code - Insiders/User/mcp.json",
+		"vscode /home/ada/.config/VSCodium/User/mcp.json",
 		"vscode /home/ada/proj/.vscode/mcp.json",
 		"windsurf /home/ada/.codeium/windsurf/mcp_config.json",
 		"gemini /home/ada/.gemini/settings.json",
