@@ -82,3 +82,28 @@ func TestHeldProcessIsEnded(t *testing.T) {
 		t.Fatal("still alive")
 	}
 }
+
+// A snapshot holds at most so many processes: one checked past the
+// bound is opened before its signal and checked whole then, and ends
+// all the same.
+func TestHeldBounded(t *testing.T) {
+	reclaim.HoldAtMost(t, 1)
+	w := newWorld(t)
+	a := w.start(proctest.Wait, "web", true, proctest.Spec{})
+	b := w.start(proctest.Wait, "web", true, proctest.Spec{})
+	f := reclaim.Filter{RunID: w.runID}
+	held, err := reclaim.FindHeld(f)
+	if err != nil || len(held.Procs) != 2 {
+		t.Fatalf("FindHeld: %v %+v", err, held)
+	}
+	if n := held.HeldCount(); n != 1 {
+		t.Fatalf("%d held; want 1, the bound", n)
+	}
+	rs := held.Terminate(f, reclaim.Action{Grace: time.Second})
+	if len(rs) != 2 || rs[0].Outcome != reclaim.Gone || rs[1].Outcome != reclaim.Gone {
+		t.Fatalf("%+v; want both gone", rs)
+	}
+	if alive(a) || alive(b) {
+		t.Fatal("one is still alive")
+	}
+}

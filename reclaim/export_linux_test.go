@@ -61,3 +61,13 @@ func Holders(ports []uint16) ([]sockets.Holder, error) {
 	_, hs, err := sockets.Lookup(ports...)
 	return hs, err
 }
+
+// HoldAtMost bounds the handles a snapshot holds, for the test's life.
+func HoldAtMost(t interface{ Cleanup(func()) }, n int) {
+	was := maxHeld
+	maxHeld = n
+	t.Cleanup(func() { maxHeld = was })
+}
+
+// HeldCount is how many processes the snapshot holds.
+func (h *Held) HeldCount() int { return len(h.s.handles) }

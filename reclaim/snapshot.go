@@ -89,6 +89,9 @@ func take(f Filter, runs, hold bool) (*snapshot, error) {
 		if reason := f.matches(p); reason != "" && len(f.Ports) == 0 {
 			// Changed since the scan, another run or another user's: a
 			// port's holders are all reported, a scan's only its own.
+			if h := s.handle(pid); h != nil {
+				h.Close()
+			}
 			continue
 		}
 		s.procs = append(s.procs, p)
@@ -121,7 +124,7 @@ func (s *snapshot) runsOf(id string) []procid.ID {
 // its signal and checked whole then.
 func (s *snapshot) check(pid int, f Filter) (Process, error) {
 	var h *pidfd.Handle
-	if s.handles != nil {
+	if s.handles != nil && len(s.handles) < maxHeld {
 		h, _ = pidfd.Open(proc.Host(), pid)
 	}
 	r, err := probe.Check(pid, f.query())
@@ -130,6 +133,13 @@ func (s *snapshot) check(pid int, f Filter) (Process, error) {
 	}
 	return Process{Report: r, Protected: s.protected[pid]}, err
 }
+
+// maxHeld bounds the handles a snapshot holds at once: each is a
+// descriptor, and a machine with thousands of tethered processes would
+// otherwise leave none for reading /proc under a low limit of open
+// files. A process checked past it is opened before its signal and
+// checked whole again then, as one no handle could be had for is.
+var maxHeld = 256
 
 // handle hands over the handle that holds pid since its check: nil when
 // there is none. The caller closes it.
