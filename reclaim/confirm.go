@@ -13,26 +13,29 @@ import (
 // confirm is what is checked before the signal of a process held since
 // it was checked (its handle h): that h still holds it, alive, which is
 // its identity, and that it still has what selected it. A port's holder
-// tether did not start was selected by its socket alone, which it must
-// still hold; a tethered process by its markers, which its environment
-// must still carry. Any other (tied to its run by a container or a
-// record) is checked again whole. It returns "" when the process may be
+// was found by its socket, which it must still hold (a holder tether did
+// not start by that alone); a tethered process by its markers, which its
+// environment must still carry. Any other (tied to its run by a
+// container or a record) is checked again whole. It returns "" when the process may be
 // signalled, else AlreadyGone or Changed, and the cause.
 func confirm(h *pidfd.Handle, p Process, f Filter) (Outcome, Cause) {
-	switch {
-	case !h.Holds(p.StartTime):
+	if !h.Holds(p.StartTime) {
 		return AlreadyGone, Cause{}
+	}
+	if len(p.Ports) > 0 && !holdsSocket(p) {
+		// Found by its socket: a process that no longer holds it (or
+		// never did: its PID taken between the look-up and the check)
+		// is no holder.
+		return Changed, Cause{Kind: SocketGone, Port: p.Ports[0].Port}
+	}
+	switch {
 	case foreignHolder(p):
-		if !holdsSocket(p) {
-			return Changed, Cause{Kind: SocketGone, Port: p.Ports[0].Port}
-		}
+		return "", Cause{}
 	case p.Tethered && p.Container == nil:
 		return stillMarked(p, f)
-	default:
-		outcome, _, cause := recheck(p, f)
-		return outcome, cause
 	}
-	return "", Cause{}
+	outcome, _, cause := recheck(p, f)
+	return outcome, cause
 }
 
 // stillMarked confirms that p's environment still carries the markers,

@@ -392,7 +392,7 @@ func TestRecycledPIDIsNotSignalled(t *testing.T) {
 					if held != nil {
 						found, terminate = held.Procs, func() []reclaim.Result { return held.Terminate(f, reclaim.Action{Grace: time.Second}) }
 					}
-					if ok, _ := pidfd.Pidfds(); !ok {
+					if !pidfd.ByPidfd() {
 						// Held by its start time (the portable path),
 						// which a PID recycled within the same clock tick
 						// shares: a tick later.

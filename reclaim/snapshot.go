@@ -78,6 +78,7 @@ func take(f Filter, runs, hold bool) (*snapshot, error) {
 	for _, pid := range pids {
 		p, err := s.check(pid, f)
 		if err != nil {
+			s.close()
 			return nil, err
 		}
 		p.Ports = held[pid]
@@ -136,10 +137,11 @@ func (s *snapshot) check(pid int, f Filter) (Process, error) {
 
 // maxHeld bounds the handles a snapshot holds at once: each is a
 // descriptor, and a machine with thousands of tethered processes would
-// otherwise leave none for reading /proc under a low limit of open
-// files. A process checked past it is opened before its signal and
-// checked whole again then, as one no handle could be had for is.
-var maxHeld = 256
+// otherwise leave none for reading /proc. A quarter of the limit of open
+// files (which Go raises to the hard limit as it starts), at least 64. A
+// process checked past it is opened before its signal and checked whole
+// again then, as one no handle could be had for is.
+var maxHeld = heldBound()
 
 // handle hands over the handle that holds pid since its check: nil when
 // there is none. The caller closes it.
@@ -201,8 +203,24 @@ func (s *snapshot) scan(f Filter) []int {
 	// Each one in the middle of an execve may be one of them:
 	// probe.Check waits it out.
 	trace.Printf("scan for %q: %d matched, %d in the middle of an execve", f.Markers.Entries(f.Name), len(ms), len(executing))
-	pids = append(append(pids, executing...), contained(pids)...)
-	return append(pids, s.records.living(pids)...)
+	pids = append(pids, executing...)
+	pids = append(pids, contained(pids)...)
+	// One process found two ways (marked and in the middle of an
+	// execve, say) is checked, and held, once.
+	return unique(append(pids, s.records.living(pids)...))
+}
+
+// unique is pids without repeats, in their first order.
+func unique(pids []int) []int {
+	seen := make(map[int]bool, len(pids))
+	out := pids[:0]
+	for _, pid := range pids {
+		if !seen[pid] {
+			seen[pid] = true
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // byRun sorts the marked processes by the run id they carry.
@@ -214,4 +232,14 @@ func byRun(ms []ptree.Valued) map[string][]procid.ID {
 		}
 	}
 	return out
+}
+
+// heldBound is a quarter of this process's limit of open files, at
+// least 64; 1024 where the limit cannot be read.
+func heldBound() int {
+	n, ok := openFilesLimit()
+	if !ok {
+		return 1024
+	}
+	return max(64, n/4)
 }

@@ -163,3 +163,10 @@ func (h *Handle) Done() bool {
 		return err == nil && n == 1 && fds[0].Revents&unix.POLLIN != 0
 	}
 }
+
+// ByPidfd reports whether a Handle here is a pidfd: false where this
+// kernel or sandbox has none, and a Handle is the PID and start time.
+func ByPidfd() bool {
+	ok, _ := Pidfds()
+	return ok
+}

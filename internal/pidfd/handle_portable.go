@@ -48,3 +48,6 @@ func (h *Handle) Done() bool { return false }
 // Holds reports whether h still holds a live process whose start time is
 // start: its start time is read again.
 func (h *Handle) Holds(start uint64) bool { return h.h.startTime == start && !h.h.gone() }
+
+// ByPidfd is false: a Handle here is the PID and start time.
+func ByPidfd() bool { return false }

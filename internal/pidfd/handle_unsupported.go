@@ -34,3 +34,6 @@ func (h *Handle) Signal(sig syscall.Signal) error {
 
 // Exited reports nothing exited: see Open.
 func Exited(hs []*Handle, deadline time.Time) []bool { return make([]bool, len(hs)) }
+
+// ByPidfd is false: see Open.
+func ByPidfd() bool { return false }
