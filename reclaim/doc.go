@@ -15,11 +15,12 @@
 // Nothing is signalled on a guess. On Linux a process is held by a pidfd
 // opened before it is checked and signalled through it, so a PID recycled
 // between finding and signalling is never hit; before the signal, what
-// selected it is confirmed (alive through the pidfd; its markers, or the
-// socket of a port tether did not start), which is all that can have
-// changed. On macOS, which has no pidfd, it is signalled with kill(2)
-// right after its start time is read again, which narrows that window
-// to the time between the two calls. PID 1, tether itself and its
+// selected it is confirmed: alive through the pidfd, still holding the
+// socket of a port it was found by, still carrying its markers (a process
+// tied to its run otherwise is checked whole again). On macOS, which has
+// no pidfd, it is signalled with kill(2) right after its start time is
+// read again, which narrows that window to the time between the two
+// calls. PID 1, tether itself and its
 // ancestors, kernel threads and processes whose environment cannot be
 // read are never signalled at all. By default only the caller's
 // processes are selected: those whose real user id is the caller's.
