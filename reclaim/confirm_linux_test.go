@@ -107,3 +107,60 @@ func TestHeldBounded(t *testing.T) {
 		t.Fatal("one is still alive")
 	}
 }
+
+// A port's holder held since its check is confirmed by its socket before
+// its signal: one that closed the socket meanwhile (still running) is no
+// holder any more, and is left alone.
+func TestHeldHolderWithoutSocketIsNotSignalled(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3: it is the listener that closes its socket on a line")
+	}
+	cmd := exec.Command(py, "-c", `import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+print(s.getsockname()[1], flush=True)
+sys.stdin.readline()
+s.close()
+print("closed", flush=True)
+sys.stdin.readline()`)
+	cmd.Env = proctest.CleanEnv()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	defer func() { stdin.Close(); _ = cmd.Wait() }()
+	port, err := strconv.Atoi(proctest.ReadLine(t, pr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := reclaim.Filter{Ports: []uint16{uint16(port)}, Foreign: true}
+	held, err := reclaim.FindHeld(f)
+	if err != nil || len(held.Procs) != 1 || held.Procs[0].PID != cmd.Process.Pid {
+		t.Fatalf("FindHeld: %v %+v; want python %d", err, held, cmd.Process.Pid)
+	}
+	if _, err := stdin.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	if line := proctest.ReadLine(t, pr); line != "closed" {
+		t.Fatalf("python said %q, want closed", line)
+	}
+	rs := held.Terminate(f, reclaim.Action{Grace: time.Second})
+	if len(rs) != 1 || rs[0].Outcome != reclaim.Changed || rs[0].Cause.Kind != reclaim.SocketGone || len(rs[0].Signals) != 0 {
+		t.Fatalf("%+v; want it changed, its socket gone, no signal sent", rs)
+	}
+	if q, err := proc.Host().Process(cmd.Process.Pid); err != nil || q.Zombie {
+		t.Fatalf("python %d is gone (%v): it was signalled", cmd.Process.Pid, err)
+	}
+}
