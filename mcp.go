@@ -239,6 +239,10 @@ func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) ([]*mcpconfi
 	if len(docs) == 0 {
 		return nil, noClient(cmd, env, clients)
 	}
+	docs, err := mcpconfig.Distinct(docs)
+	if err != nil {
+		return nil, mcpRefusal(cmd, err)
+	}
 	return docs, nil
 }
 

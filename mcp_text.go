@@ -190,6 +190,9 @@ func mcpRefusal(cmd string, err error) error {
 		why = fmt.Sprintf("%s changed while tether was editing it (a running client rewrites its file): run it again", r.Path)
 	case mcpconfig.ForeignSymlink:
 		why = fmt.Sprintf("%s is a symbolic link to %s, which uid %d owns: not written through", r.Path, r.Target, r.Owner)
+	case mcpconfig.Shared:
+		why = fmt.Sprintf("%s (%s) and %s (%s) are one file, %s, which the two clients lay out differently: name one with --config and its --client",
+			r.Other, clientTitle(r.Clients[0]), r.Path, clientTitle(r.Clients[1]), r.Target)
 	default:
 		why = fmt.Sprintf("%s: the edit of server %q did not read back as meant (%v): please report it", r.Path, r.Server, r.Err)
 	}

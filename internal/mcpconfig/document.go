@@ -14,6 +14,7 @@ type Document struct {
 	// to through symbolic links (which are kept).
 	Target string
 	data   []byte
+	info   fs.FileInfo
 	mode   fs.FileMode
 	owner  fileOwner
 	syn    syntax
@@ -40,7 +41,7 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, &Refusal{Reason: NotParsed, Path: loc.Path, Err: fmt.Errorf("not a regular file (%v)", fi.Mode().Type())}
 	}
-	d.mode, d.owner = fi.Mode().Perm(), ownerOf(fi)
+	d.info, d.mode, d.owner = fi, fi.Mode().Perm(), ownerOf(fi)
 	if linked && !d.owner.mine() {
 		return nil, &Refusal{Reason: ForeignSymlink, Path: loc.Path, Target: d.Target, Owner: d.owner.uid}
 	}

@@ -13,6 +13,9 @@ const (
 	// ForeignSymlink: the file is a symbolic link to a file another
 	// user owns.
 	ForeignSymlink
+	// Shared: the file is reached at two locations whose clients lay
+	// their servers out differently in it.
+	Shared
 	// Unexpected: the edited file did not read back as exactly the
 	// entries meant. Nothing was written; it is a defect to report.
 	Unexpected

@@ -11,6 +11,10 @@ type Refusal struct {
 	// uid.
 	Target string
 	Owner  int
+	// Other and Clients are a Shared file's other location and the
+	// clients of the two (Other's first).
+	Other   string
+	Clients []Client
 	// Server is the entry an Unexpected edit was of.
 	Server string
 	Err    error
@@ -24,6 +28,8 @@ func (r *Refusal) Error() string {
 		return fmt.Sprintf("%s: changed while it was being edited", r.Path)
 	case ForeignSymlink:
 		return fmt.Sprintf("%s: a symbolic link to %s, owned by uid %d", r.Path, r.Target, r.Owner)
+	case Shared:
+		return fmt.Sprintf("%s: the same file as %s, laid out differently by its client", r.Path, r.Other)
 	}
 	return fmt.Sprintf("%s: the edit of server %q did not read back as meant: %v", r.Path, r.Server, r.Err)
 }

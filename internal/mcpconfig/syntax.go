@@ -38,6 +38,9 @@ type syntax interface {
 	// newArgs is the member that gives args list (written, comma
 	// separated) to an entry that has none, and where it goes.
 	newArgs(f found, list string) (at int, text string)
+	// layout says where the servers are read from: two syntaxes with
+	// the same layout read the same entries from a file.
+	layout() string
 }
 
 // syntaxOf is the syntax of a client's files.

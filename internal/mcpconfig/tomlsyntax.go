@@ -140,3 +140,5 @@ func (tomlSyntax) quote(s string) string {
 func (tomlSyntax) newArgs(f found, list string) (int, string) {
 	return f.commandKey, f.keyLead + "args = [" + list + "]" + f.eol
 }
+
+func (tomlSyntax) layout() string { return "toml" }
