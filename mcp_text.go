@@ -66,7 +66,7 @@ func entryText(e mcpconfig.Entry) string {
 	case mcpconfig.Remote:
 		return "URL: " + sanitize(strings.TrimSpace(e.Transport+" "+e.URL))
 	}
-	return "not a stdio server's command and args"
+	return "not a stdio server's command and args, or not in a table of its own"
 }
 
 func listMCP(w io.Writer, docs []*mcpconfig.Document) error {
@@ -102,7 +102,7 @@ func actionText(c mcpconfig.Change, dry bool) string {
 	case mcpconfig.LeftRemote:
 		return "a URL server (" + sanitize(strings.TrimSpace(c.Entry.Transport+" "+c.Entry.URL)) + "): no process to tie, left alone"
 	}
-	return "not a stdio server's command and args: left as it is"
+	return "not a stdio server's command and args, or not in a table of its own: left as it is"
 }
 
 // reportMCP says, per file, each entry's fate (and with --dry-run its

@@ -20,6 +20,8 @@ func FuzzWrapUnwrap(f *testing.F) {
 	}
 	f.Add([]byte(`{"mcpServers": {"a": {"args": [/* c */ "x" ,], "command": "s"}}}`), false)
 	f.Add([]byte("[mcp_servers.a]\nargs = [ # c\n 'x', ]\ncommand = '''s'''\n"), true)
+	f.Add([]byte("[mcp_servers]\ndotted.command = \"npx\"\n"), true)
+	f.Add([]byte("mcp_servers.top.command = \"npx\"\n[mcp_servers.b]\ncommand = \"x\"\n"), true)
 	f.Fuzz(func(t *testing.T, data []byte, toml bool) {
 		d := &Document{data: data, syn: jsonSyntax{client: Unknown}, w: wrapping(), Location: Location{Path: "fuzz"}}
 		if toml {

@@ -265,3 +265,30 @@ func TestUnwrapAfterClientRewrite(t *testing.T) {
 		}
 	}
 }
+
+// TestTOMLDottedLeft: a server whose command is a dotted key (under
+// [mcp_servers], or at the top of the file) is left as it is: args
+// added before its line would belong to the outer table. A server in a
+// table of its own beside it is wrapped.
+func TestTOMLDottedLeft(t *testing.T) {
+	for _, text := range []string{
+		"[mcp_servers]\ndotted.command = \"npx\"\n[mcp_servers.b]\ncommand = \"x\"\n",
+		"mcp_servers.dotted.command = \"npx\"\nmcp_servers.dotted.args = [\"y\"]\n[mcp_servers.b]\ncommand = \"x\"\n",
+	} {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p, err := open(t, Location{Client: Codex, Path: path}).Wrap()
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		got := map[string]Action{}
+		for _, c := range p.Changes {
+			got[c.Entry.Server] = c.Action
+		}
+		if got["dotted"] != LeftOdd || got["b"] != DidWrap {
+			t.Errorf("%q: %v; want dotted left, b wrapped", text, got)
+		}
+	}
+}
