@@ -63,8 +63,11 @@ func mcpSubcommand(name, usage string, writes bool) *cli.Command {
 	if writes {
 		flags = append(flags, &cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print each entry's change as a diff"})
 	}
-	if name == "wrap" {
+	switch name {
+	case "wrap":
 		flags = append(flags, &cli.StringFlag{Name: "tether", Usage: "the tether the entries run, an absolute `PATH` (default: this one; the one on PATH when it is this one)"})
+	case "unwrap":
+		flags = append(flags, &cli.StringFlag{Name: "tether", Usage: "an entry whose command is the tether at absolute `PATH` is one wrap wrapped too, whatever that file's name"})
 	}
 	return &cli.Command{
 		Name:            name,
@@ -140,7 +143,7 @@ func mcpWrapping(c *cli.Context, cmd string) (mcpconfig.Wrapping, error) {
 	w := mcpconfig.Wrapping{Program: "tether", Prefix: func(server string) []string {
 		return []string{"run", "--hangup", "--name", mcpName(server), "--"}
 	}}
-	if p := c.String("tether"); c.Command.Name == "wrap" && c.IsSet("tether") {
+	if p := c.String("tether"); c.Command.Name != "list" && c.IsSet("tether") {
 		if !filepath.IsAbs(p) {
 			return w, usagef("%s: --tether: %q is not an absolute path (a client starts servers with its own PATH)", cmd, p)
 		}

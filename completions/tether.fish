@@ -112,6 +112,7 @@ complete -r -c tether -n '__fish_seen_subcommand_from mcp' -a 'unwrap' -d 'give 
 complete -c tether -n '__fish_seen_subcommand_from unwrap' -f -l client -r -d 'only the files of client `NAME`: claude-code, claude-desktop, cursor, vscode, windsurf, gemini, codex (repeatable)'
 complete -c tether -n '__fish_seen_subcommand_from unwrap' -f -l config -r -d 'only the file `FILE` (repeatable); its client is --client\'s, or known by its name'
 complete -c tether -n '__fish_seen_subcommand_from unwrap' -f -l dry-run -d 'write nothing; print each entry\'s change as a diff'
+complete -c tether -n '__fish_seen_subcommand_from unwrap' -f -l tether -r -d 'an entry whose command is the tether at absolute `PATH` is one wrap wrapped too, whatever that file\'s name'
 complete -c tether -n '__fish_seen_subcommand_from list' -f -l help -s h -d 'show help'
 complete -r -c tether -n '__fish_seen_subcommand_from mcp' -a 'list' -d 'list the clients\' files found and each server in them'
 complete -c tether -n '__fish_seen_subcommand_from list' -f -l client -r -d 'only the files of client `NAME`: claude-code, claude-desktop, cursor, vscode, windsurf, gemini, codex (repeatable)'

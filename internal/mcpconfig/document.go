@@ -58,7 +58,7 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 // classify tells the stdio entries that already run through tether.
 func (d *Document) classify() {
 	for i := range d.found {
-		if e := &d.found[i].entry; e.Kind == Stdio && d.w.through(e.Command) {
+		if e := &d.found[i].entry; e.Kind == Stdio && (d.w.through(e.Command) || d.w.shaped(*e)) {
 			e.Kind = Wrapped
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,5 +291,49 @@ func TestTOMLDottedLeft(t *testing.T) {
 		if got["dotted"] != LeftOdd || got["b"] != DidWrap {
 			t.Errorf("%q: %v; want dotted left, b wrapped", text, got)
 		}
+	}
+}
+
+// TestWrappedByRenamedTether: an entry in Wrap's exact form, run by a
+// tether whose file is named otherwise (a release's tether_linux_amd64,
+// a tether-portable), is recognised, so wrap leaves it and unwrap gives
+// it back; one of another shape, or run by a program not named so, is
+// not taken for a wrapped one, unless its command is the wrapping's own.
+func TestWrappedByRenamedTether(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	text := `{"mcpServers": {
+  "a": {"command": "/opt/tether_linux_amd64", "args": ["run", "--hangup", "--name", "a", "--", "npx", "x"]},
+  "b": {"command": "C:\\tools\\Tether-Portable.exe", "args": ["run", "--hangup", "--name", "b", "--", "srv"]},
+  "c": {"command": "/opt/tether-portable", "args": ["run", "--hangup", "--name", "other", "--", "srv"]},
+  "d": {"command": "/opt/mytool", "args": ["run", "--hangup", "--name", "d", "--", "srv"]}
+}}`
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kinds := func(w Wrapping) string {
+		d, err := Open(Location{Client: Cursor, Path: path}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, e := range d.Entries() {
+			s = append(s, fmt.Sprint(e.Kind == Wrapped))
+		}
+		return strings.Join(s, " ")
+	}
+	if got := kinds(wrapping()); got != "true true false false" {
+		t.Errorf("wrapped: %s; want a and b alone", got)
+	}
+	w := wrapping()
+	w.Command = "/opt/mytool"
+	if got := kinds(w); got != "true true false true" {
+		t.Errorf("with the wrapping's command /opt/mytool, wrapped: %s; want d too", got)
+	}
+	p, err := open(t, Location{Client: Cursor, Path: path}).Unwrap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Changes[0].Action != DidUnwrap || p.Changes[1].Action != DidUnwrap || !strings.Contains(string(p.Data), `"a": {"command": "npx", "args": ["x"]}`) {
+		t.Errorf("unwrap: %v\n%s", p.Changes, p.Data)
 	}
 }
