@@ -190,6 +190,12 @@ func mcpRefusal(cmd string, err error) error {
 		why = fmt.Sprintf("%s changed while tether was editing it (a running client rewrites its file): run it again", r.Path)
 	case mcpconfig.ForeignSymlink:
 		why = fmt.Sprintf("%s is a symbolic link to %s, which uid %d owns: not written through", r.Path, r.Target, r.Owner)
+	case mcpconfig.NotOwner:
+		why = fmt.Sprintf("%s is owned by uid %d: replaced, it would be yours (only root keeps a file's owner)", r.Path, r.Owner)
+	case mcpconfig.ReadOnly:
+		why = fmt.Sprintf("%s is read-only: give it write permission (chmod u+w) to have it changed", r.Path)
+	case mcpconfig.HardLinks:
+		why = fmt.Sprintf("%s has %d hard links: replacing it would break them", r.Path, r.Links)
 	case mcpconfig.Shared:
 		why = fmt.Sprintf("%s (%s) and %s (%s) are one file, %s, which the two clients lay out differently: name one with --config and its --client",
 			r.Other, clientTitle(r.Clients[0]), r.Path, clientTitle(r.Clients[1]), r.Target)

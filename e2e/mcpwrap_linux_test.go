@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -175,6 +176,25 @@ func TestMCPWrapRefusals(t *testing.T) {
 		wantRefusal(t, r, "is a symbolic link to "+target+", which uid 65534 owns")
 		wantFiles(t, other, map[string][]byte{"settings.json": data})
 	})
+	t.Run("read-only, hard links", func(t *testing.T) {
+		home := t.TempDir()
+		data := []byte(`{"mcpServers": {"a": {"command": "srv"}}}`)
+		path := filepath.Join(home, ".cursor", "mcp.json")
+		writeFile(t, path, data)
+		if err := os.Chmod(path, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, mcpWrapRun(t, home, home, "wrap"), path+" is read-only")
+		if err := os.Chmod(path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(path, filepath.Join(home, "kept.json")); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, mcpWrapRun(t, home, home, "wrap"), path+" has 2 hard links: replacing it would break them")
+		wantFiles(t, home, map[string][]byte{".cursor/mcp.json": data, "kept.json": data})
+	})
+	t.Run("another user's file", notOwnerRefused)
 	t.Run("bad usage", func(t *testing.T) {
 		home := t.TempDir()
 		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--client", "emacs"), `unknown client "emacs"`)
@@ -182,6 +202,42 @@ func TestMCPWrapRefusals(t *testing.T) {
 		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--tether", "bin/tether"), `"bin/tether" is not an absolute path`)
 		wantUsage(t, mcpWrapRun(t, home, home, "rewrap"), `unknown command "rewrap"`)
 	})
+}
+
+// notOwnerRefused: a file of uid 65533 in a directory anyone can write
+// is refused to uid 65534, whom the directory would let replace it.
+func notOwnerRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run tether as another user")
+	}
+	dir, err := os.MkdirTemp("", "tether-mcp-owner-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "tether")
+	exe, err := os.ReadFile(tetherBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, bin, exe)
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(`{"mcpServers": {"a": {"command": "srv"}}}`)
+	path := filepath.Join(dir, "mcp.json")
+	writeFile(t, path, data)
+	if err := os.Chown(path, 65533, 65533); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "mcp", "wrap", "--config", path)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	wantRefusal(t, tetherCmd(t, cmd, []string{"HOME=" + dir}), path+" is owned by uid 65533")
+	wantFiles(t, dir, map[string][]byte{"mcp.json": data, "tether": exe})
 }
 
 func wantRefusal(t *testing.T, r result, says string) {

@@ -122,3 +122,28 @@ func TestOpenRefusesForeignSymlink(t *testing.T) {
 		t.Fatalf("through a linked directory: got %v, want a refusal: a link to uid 65534's file", err)
 	}
 }
+
+// TestOpenRefusesWhatARenameWouldChange: a read-only file, and one with
+// another hard link, are refused when opened: replacing either would
+// change more than its bytes.
+func TestOpenRefusesWhatARenameWouldChange(t *testing.T) {
+	ro := copyFixture(t, "cursor.mcp.json")
+	if err := os.Chmod(ro, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	linked := copyFixture(t, "windsurf.mcp_config.json")
+	if err := os.Link(linked, filepath.Join(t.TempDir(), "other.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path   string
+		reason Reason
+		links  int
+	}{{ro, ReadOnly, 0}, {linked, HardLinks, 2}} {
+		_, err := Open(Location{Client: Cursor, Path: c.path}, wrapping())
+		var r *Refusal
+		if !errors.As(err, &r) || r.Reason != c.reason || r.Path != c.path || r.Links != c.links {
+			t.Errorf("%s: %v; want a refusal, reason %d, %d links", c.path, err, c.reason, c.links)
+		}
+	}
+}

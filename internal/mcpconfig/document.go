@@ -45,6 +45,9 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 	if linked && !d.owner.mine() {
 		return nil, &Refusal{Reason: ForeignSymlink, Path: loc.Path, Target: d.Target, Owner: d.owner.uid}
 	}
+	if err := d.replaceable(fi); err != nil {
+		return nil, err
+	}
 	if d.data, err = os.ReadFile(d.Target); err != nil {
 		return nil, err
 	}
@@ -53,6 +56,27 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 	}
 	d.classify()
 	return d, nil
+}
+
+// replaceable refuses a file that a rename over it would change in
+// more than its bytes. The rename is the directory's to allow, not the
+// file's: another user's file would become the caller's (only root can
+// give the new one the old owner), a read-only file would be written
+// all the same, and a file with other hard links would leave them
+// holding the old version.
+func (d *Document) replaceable(fi fs.FileInfo) error {
+	r := &Refusal{Path: d.Location.Path, Target: d.Target, Owner: d.owner.uid}
+	switch n := linkCount(fi); {
+	case !d.owner.mine() && !privileged():
+		r.Reason = NotOwner
+	case fi.Mode().Perm()&0o200 == 0:
+		r.Reason = ReadOnly
+	case n > 1:
+		r.Reason, r.Links = HardLinks, n
+	default:
+		return nil
+	}
+	return r
 }
 
 // classify tells the stdio entries that already run through tether.

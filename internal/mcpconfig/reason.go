@@ -16,6 +16,14 @@ const (
 	// Shared: the file is reached at two locations whose clients lay
 	// their servers out differently in it.
 	Shared
+	// NotOwner: the file is another user's (and the caller not root):
+	// the new version would be the caller's.
+	NotOwner
+	// ReadOnly: the file's owner has no write permission on it.
+	ReadOnly
+	// HardLinks: the file has other hard links, which replacing it
+	// would leave with the old version.
+	HardLinks
 	// Unexpected: the edited file did not read back as exactly the
 	// entries meant. Nothing was written; it is a defect to report.
 	Unexpected
