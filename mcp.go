@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -123,11 +124,38 @@ func runMCP(c *cli.Context, op string) error {
 	dry := c.Bool("dry-run")
 	var backups []string
 	if !dry {
-		if backups, err = mcpconfig.Commit(plans, time.Now()); err != nil {
+		backups, err = mcpconfig.Commit(plans, time.Now())
+		var we *mcpconfig.WriteError
+		if errors.As(err, &we) {
+			return partlyWritten(c.App.Writer, cmd, op, plans, backups, we)
+		}
+		if err != nil {
 			return mcpRefusal(cmd, err)
 		}
 	}
 	return writeOrFail(cmd, reportMCP(c.App.Writer, op, dry, plans, backups))
+}
+
+// partlyWritten is a run whose renames stopped at a file: the report of
+// the files already replaced, then a line that names the file and says
+// the others were left as they were.
+func partlyWritten(w io.Writer, cmd, op string, plans []mcpconfig.Plan, backups []string, we *mcpconfig.WriteError) error {
+	var done []mcpconfig.Plan
+	var kept []string
+	for i, p := range plans {
+		if backups[i] != "" {
+			done, kept = append(done, p), append(kept, backups[i])
+		}
+	}
+	if len(done) > 0 {
+		if err := reportMCP(w, op, false, done, kept); err != nil {
+			return failf("%s: write: %v", cmd, err)
+		}
+	}
+	if len(done) == 0 {
+		return failf("%s: %s could not be replaced (%v): nothing changed", cmd, sanitize(we.Path), we.Err)
+	}
+	return failf("%s: %s could not be replaced (%v): the files above were changed, every other file was left as it was", cmd, sanitize(we.Path), we.Err)
 }
 
 func writeOrFail(cmd string, err error) error {
