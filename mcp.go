@@ -102,12 +102,15 @@ func runMCP(c *cli.Context, op string) error {
 	if err != nil {
 		return err
 	}
-	docs, err := mcpDocuments(c, cmd, w)
+	docs, bad, err := mcpDocuments(c, cmd, w)
 	if err != nil {
 		return err
 	}
 	if op == "list" {
-		return writeOrFail(cmd, listMCP(c.App.Writer, docs))
+		if err := listMCP(c.App.Writer, docs, bad); err != nil || len(bad) == 0 {
+			return writeOrFail(cmd, err)
+		}
+		return cli.Exit("", 1)
 	}
 	plans := make([]mcpconfig.Plan, 0, len(docs))
 	for _, d := range docs {
@@ -228,16 +231,61 @@ func mcpName(server string) string {
 }
 
 // mcpDocuments opens the files asked for: --config's, or every file
-// of --client's clients (all clients) that exists.
-func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) ([]*mcpconfig.Document, error) {
+// of --client's clients (all clients) that exists. A file that cannot
+// be read refuses the run, unless list is the command: then it is
+// among the unread, for list to show.
+func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) ([]*mcpconfig.Document, []unread, error) {
+	locs, given, clients, err := mcpLocations(c, cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	var docs []*mcpconfig.Document
+	var bad []unread
+	for _, loc := range locs {
+		d, err := mcpconfig.Open(loc, w)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !given:
+			continue
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil, usagef("%s: --config: %s: no such file", cmd, loc.Path)
+		case err != nil && c.Command.Name == "list":
+			bad = append(bad, unread{loc, err})
+			continue
+		case err != nil:
+			return nil, nil, mcpRefusal(cmd, err)
+		}
+		docs = append(docs, d)
+	}
+	if len(docs)+len(bad) == 0 {
+		return nil, nil, noClient(cmd, mcpEnv(), clients)
+	}
+	docs, err = mcpconfig.Distinct(docs)
+	if err != nil {
+		return nil, nil, mcpRefusal(cmd, err)
+	}
+	return docs, bad, nil
+}
+
+// unread is a file list could not read, and why.
+type unread struct {
+	loc mcpconfig.Location
+	err error
+}
+
+// mcpLocations are the files asked for, whether they were named
+// (--config), and the clients asked for.
+func mcpLocations(c *cli.Context, cmd string) (_ []mcpconfig.Location, given bool, _ []mcpconfig.Client, _ error) {
 	var clients []mcpconfig.Client
 	for _, name := range c.StringSlice("client") {
 		if !slices.Contains(clientNames(), name) {
-			return nil, usagef("%s: --client: unknown client %q (want one of %s)", cmd, name, strings.Join(clientNames(), ", "))
+			return nil, false, nil, usagef("%s: --client: unknown client %q (want one of %s)", cmd, name, strings.Join(clientNames(), ", "))
 		}
 		clients = append(clients, mcpconfig.Client(name))
 	}
 	configs := c.StringSlice("config")
+	if len(configs) == 0 {
+		return mcpconfig.Locate(mcpEnv(), clients...), false, clients, nil
+	}
 	var locs []mcpconfig.Location
 	for _, path := range configs {
 		client := mcpconfig.Guess(path)
@@ -246,35 +294,11 @@ func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) ([]*mcpconfi
 		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
-			return nil, usagef("%s: --config: %q: %v", cmd, path, err)
+			return nil, false, nil, usagef("%s: --config: %q: %v", cmd, path, err)
 		}
 		locs = append(locs, mcpconfig.Location{Client: client, Path: abs})
 	}
-	env := mcpEnv()
-	if len(configs) == 0 {
-		locs = mcpconfig.Locate(env, clients...)
-	}
-	var docs []*mcpconfig.Document
-	for _, loc := range locs {
-		d, err := mcpconfig.Open(loc, w)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) && len(configs) == 0:
-			continue
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, usagef("%s: --config: %s: no such file", cmd, loc.Path)
-		case err != nil:
-			return nil, mcpRefusal(cmd, err)
-		}
-		docs = append(docs, d)
-	}
-	if len(docs) == 0 {
-		return nil, noClient(cmd, env, clients)
-	}
-	docs, err := mcpconfig.Distinct(docs)
-	if err != nil {
-		return nil, mcpRefusal(cmd, err)
-	}
-	return docs, nil
+	return locs, true, clients, nil
 }
 
 // mcpEnv is where the clients' files are looked for: the user's

@@ -69,8 +69,15 @@ func entryText(e mcpconfig.Entry) string {
 	return "not a stdio server's command and args, or not in a table of its own"
 }
 
-func listMCP(w io.Writer, docs []*mcpconfig.Document) error {
+// listMCP lists each file read and its servers, then each file that
+// could not be read, on a line with why.
+func listMCP(w io.Writer, docs []*mcpconfig.Document, bad []unread) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	defer func() {
+		for _, u := range bad {
+			fmt.Fprintf(w, "%s\n  could not be read: %s\n", sanitize(clientTitle(u.loc.Client)+": "+u.loc.Path), refusalWhy(u.err))
+		}
+	}()
 	for _, d := range docs {
 		fmt.Fprintln(tw, fileTitle(d))
 		entries := d.Entries()
@@ -182,6 +189,19 @@ func mcpRefusal(cmd string, err error) error {
 	if !errors.As(err, &r) {
 		return failf("%s: %v", cmd, err)
 	}
+	why := refusalWhy(r)
+	if r.Reason == mcpconfig.NotParsed {
+		why += ": leave it out with --client or --config"
+	}
+	return cli.Exit(fmt.Sprintf("%s: refused, nothing changed: %s", cmd, why), 1)
+}
+
+// refusalWhy is what is wrong with a file, in words.
+func refusalWhy(err error) string {
+	var r *mcpconfig.Refusal
+	if !errors.As(err, &r) {
+		return sanitize(err.Error())
+	}
 	var why string
 	switch r.Reason {
 	case mcpconfig.NotParsed:
@@ -202,7 +222,7 @@ func mcpRefusal(cmd string, err error) error {
 	default:
 		why = fmt.Sprintf("%s: the edit of server %q did not read back as meant (%v): please report it", r.Path, r.Server, r.Err)
 	}
-	return cli.Exit(fmt.Sprintf("%s: refused, nothing changed: %s", cmd, why), 1)
+	return why
 }
 
 // noClient is the line of a run that found no file to work on.

@@ -153,6 +153,7 @@ func TestMCPWrapRefusals(t *testing.T) {
 		writeFile(t, filepath.Join(home, ".cursor", "mcp.json"), bad)
 		r := mcpWrapRun(t, home, home, "wrap")
 		wantRefusal(t, r, filepath.Join(home, ".cursor", "mcp.json")+" does not parse")
+		wantRefusal(t, r, "leave it out with --client or --config")
 		wantFiles(t, home, map[string][]byte{".codex/config.toml": good, ".cursor/mcp.json": bad})
 	})
 	t.Run("symlink to another user's file", func(t *testing.T) {
@@ -202,6 +203,19 @@ func TestMCPWrapRefusals(t *testing.T) {
 		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--tether", "bin/tether"), `"bin/tether" is not an absolute path`)
 		wantUsage(t, mcpWrapRun(t, home, home, "rewrap"), `unknown command "rewrap"`)
 	})
+}
+
+// TestMCPWrapListGoesOn: list shows a file that does not parse on a
+// line of its own, lists the others, and exits 1.
+func TestMCPWrapListGoesOn(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, ".cursor", "mcp.json"), []byte(`{"mcpServers": {"a": {"command": "srv",}`))
+	writeFile(t, filepath.Join(home, ".codex", "config.toml"), []byte("[mcp_servers.b]\ncommand = \"srv\"\n"))
+	r := mcpWrapRun(t, home, home, "list")
+	bad := "Cursor: " + filepath.Join(home, ".cursor", "mcp.json") + "\n  could not be read: "
+	if r.code != 1 || !strings.Contains(r.stdout, "  b  stdio: srv\n") || !strings.Contains(r.stdout, bad) || r.stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1, b listed and the Cursor file shown as unread", r.code, r.stdout, r.stderr)
+	}
 }
 
 // notOwnerRefused: a file of uid 65533 in a directory anyone can write

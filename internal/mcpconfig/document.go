@@ -51,7 +51,7 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 	if d.data, err = os.ReadFile(d.Target); err != nil {
 		return nil, err
 	}
-	if d.found, err = d.syn.servers(d.data); err != nil {
+	if d.found, err = servers(d.syn, d.data); err != nil {
 		return nil, &Refusal{Reason: NotParsed, Path: loc.Path, Err: err}
 	}
 	d.classify()
@@ -169,7 +169,7 @@ func (d *Document) plan(each func(found) (Action, []edit, Entry)) (Plan, error) 
 
 // check reads data back and compares its entries with want.
 func (d *Document) check(data []byte, want []Entry) error {
-	got, err := d.syn.servers(data)
+	got, err := servers(d.syn, data)
 	if err == nil && len(got) != len(want) {
 		err = fmt.Errorf("%d servers where %d were meant", len(got), len(want))
 	}

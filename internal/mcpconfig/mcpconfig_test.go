@@ -337,3 +337,31 @@ func TestWrappedByRenamedTether(t *testing.T) {
 		t.Errorf("unwrap: %v\n%s", p.Changes, p.Data)
 	}
 }
+
+// TestByteOrderMark: a file that begins with a UTF-8 byte-order mark
+// (as some Windows editors write it) is read, wrapped with the mark
+// kept, and unwrapped to the original bytes.
+func TestByteOrderMark(t *testing.T) {
+	for name, text := range map[string]string{
+		"mcp.json":    "\xef\xbb\xbf{\"mcpServers\": {\"a\": {\"command\": \"npx\"}}}\n",
+		"config.toml": "\xef\xbb\xbf[mcp_servers.a]\ncommand = \"npx\"\n",
+	} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		loc := Location{Client: Guess(path), Path: path}
+		if loc.Client == Unknown {
+			loc.Client = Cursor
+		}
+		p, err := open(t, loc).Wrap()
+		if err != nil || p.Changes[0].Action != DidWrap || !strings.HasPrefix(string(p.Data), "\xef\xbb\xbf") {
+			t.Fatalf("%s: wrap: %v %v\n%q", name, err, p.Changes, p.Data)
+		}
+		commit(t, p)
+		back, err := open(t, loc).Unwrap()
+		if err != nil || string(back.Data) != text {
+			t.Fatalf("%s: unwrap: %v\n%q\nwant\n%q", name, err, back.Data, text)
+		}
+	}
+}

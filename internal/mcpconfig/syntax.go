@@ -50,3 +50,18 @@ func syntaxOf(c Client, path string) syntax {
 	}
 	return jsonSyntax{client: c}
 }
+
+// bom is the UTF-8 byte-order mark some Windows editors begin a file
+// with.
+const bom = "\xef\xbb\xbf"
+
+// servers are the entries syn finds in data. A leading byte-order mark
+// is read as three spaces: the parsers refuse it, and spaces keep every
+// other byte's offset, so edits land where they should and the mark is
+// written back as it was.
+func servers(syn syntax, data []byte) ([]found, error) {
+	if len(data) >= len(bom) && string(data[:len(bom)]) == bom {
+		data = append([]byte("   "), data[len(bom):]...)
+	}
+	return syn.servers(data)
+}
