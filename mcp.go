@@ -29,6 +29,8 @@ func mcpCommand() *cli.Command {
 		Description: "wrap makes each stdio server entry of the clients' files run through tether:\n" +
 			"command becomes this tether's absolute path, args become run --hangup --name NAME --\n" +
 			"and the entry's own command and args. unwrap gives the entries back byte for byte.\n" +
+			"The working directory's project files (.mcp.json, .vscode/mcp.json ...) are usually\n" +
+			"committed and shared: wrap and unwrap name them and leave them, unless --project.\n" +
 			"URL servers are left alone. Both change nothing a second time. Each file changed gets a\n" +
 			"backup beside it (FILE.tether-backup-TIME) and is replaced whole, atomically.\n" +
 			"Exit status: 0 done (or nothing to do); 1 refused, nothing changed (a file that does not\n" +
@@ -62,7 +64,8 @@ func mcpSubcommand(name, usage string, writes bool) *cli.Command {
 		&cli.StringSliceFlag{Name: "config", Usage: "only the file `FILE` (repeatable); its client is --client's, or known by its name"},
 	}
 	if writes {
-		flags = append(flags, &cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print each entry's change as a diff"})
+		flags = append(flags, &cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print each entry's change as a diff"},
+			&cli.BoolFlag{Name: "project", Usage: "the working directory's project files too (.mcp.json, .vscode/mcp.json ...), which are usually committed and shared"})
 	}
 	switch name {
 	case "wrap":
@@ -102,18 +105,21 @@ func runMCP(c *cli.Context, op string) error {
 	if err != nil {
 		return err
 	}
-	docs, bad, err := mcpDocuments(c, cmd, w)
+	files, err := mcpDocuments(c, cmd, w)
 	if err != nil {
 		return err
 	}
 	if op == "list" {
-		if err := listMCP(c.App.Writer, docs, bad); err != nil || len(bad) == 0 {
+		if err := listMCP(c.App.Writer, files.docs, files.bad); err != nil || len(files.bad) == 0 {
 			return writeOrFail(cmd, err)
 		}
 		return cli.Exit("", 1)
 	}
-	plans := make([]mcpconfig.Plan, 0, len(docs))
-	for _, d := range docs {
+	if err := writeOrFail(cmd, listProjects(c.App.Writer, op, files.projects)); err != nil {
+		return err
+	}
+	plans := make([]mcpconfig.Plan, 0, len(files.docs))
+	for _, d := range files.docs {
 		edit := d.Wrap
 		if op == "unwrap" {
 			edit = d.Unwrap
@@ -234,36 +240,49 @@ func mcpName(server string) string {
 // of --client's clients (all clients) that exists. A file that cannot
 // be read refuses the run, unless list is the command: then it is
 // among the unread, for list to show.
-func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) ([]*mcpconfig.Document, []unread, error) {
+func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) (f mcpFiles, err error) {
 	locs, given, clients, err := mcpLocations(c, cmd)
 	if err != nil {
-		return nil, nil, err
+		return f, err
 	}
-	var docs []*mcpconfig.Document
-	var bad []unread
 	for _, loc := range locs {
+		if loc.Project && c.Command.Name != "list" && !c.Bool("project") {
+			// Shared in a repository: this user's tether path and
+			// backups are not written there unless asked for.
+			if fi, err := os.Stat(loc.Path); err == nil && fi.Mode().IsRegular() {
+				f.projects = append(f.projects, loc)
+			}
+			continue
+		}
 		d, err := mcpconfig.Open(loc, w)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && !given:
 			continue
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, nil, usagef("%s: --config: %s: no such file", cmd, loc.Path)
+			return f, usagef("%s: --config: %s: no such file", cmd, loc.Path)
 		case err != nil && c.Command.Name == "list":
-			bad = append(bad, unread{loc, err})
+			f.bad = append(f.bad, unread{loc, err})
 			continue
 		case err != nil:
-			return nil, nil, mcpRefusal(cmd, err)
+			return f, mcpRefusal(cmd, err)
 		}
-		docs = append(docs, d)
+		f.docs = append(f.docs, d)
 	}
-	if len(docs)+len(bad) == 0 {
-		return nil, nil, noClient(cmd, mcpEnv(), clients)
+	if len(f.docs)+len(f.bad)+len(f.projects) == 0 {
+		return f, noClient(cmd, mcpEnv(), clients)
 	}
-	docs, err = mcpconfig.Distinct(docs)
-	if err != nil {
-		return nil, nil, mcpRefusal(cmd, err)
+	if f.docs, err = mcpconfig.Distinct(f.docs); err != nil {
+		return f, mcpRefusal(cmd, err)
 	}
-	return docs, bad, nil
+	return f, nil
+}
+
+// mcpFiles are the files of a run: those read, those list could not
+// read, and the project files wrap and unwrap leave without --project.
+type mcpFiles struct {
+	docs     []*mcpconfig.Document
+	bad      []unread
+	projects []mcpconfig.Location
 }
 
 // unread is a file list could not read, and why.

@@ -43,7 +43,21 @@ func fileTitle(d *mcpconfig.Document) string {
 	if d.Target != d.Location.Path {
 		s += " -> " + d.Target
 	}
+	if d.Location.Project {
+		s += " (project file)"
+	}
 	return sanitize(s)
+}
+
+// listProjects names the project files wrap or unwrap leaves without
+// --project, one line each.
+func listProjects(w io.Writer, op string, locs []mcpconfig.Location) error {
+	for _, l := range locs {
+		if _, err := fmt.Fprintf(w, "%s (project file: --project to %s it)\n", sanitize(clientTitle(l.Client)+": "+l.Path), op); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // serverTitle is an entry's name, with its project in a file that

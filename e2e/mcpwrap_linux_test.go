@@ -218,6 +218,29 @@ func TestMCPWrapListGoesOn(t *testing.T) {
 	}
 }
 
+// TestMCPWrapProjectFiles: the working directory's project files are
+// named and left by wrap, marked by list, and wrapped with --project.
+func TestMCPWrapProjectFiles(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := []byte("[mcp_servers.a]\ncommand = \"srv\"\n")
+	project := []byte(`{"mcpServers": {"p": {"command": "srv"}}}`)
+	writeFile(t, filepath.Join(home, ".codex", "config.toml"), user)
+	path := filepath.Join(dir, ".mcp.json")
+	writeFile(t, path, project)
+	r := mcpWrapRun(t, home, dir, "wrap")
+	if r.code != 0 || !strings.Contains(r.stdout, "Claude Code: "+path+" (project file: --project to wrap it)\n") || !strings.Contains(r.stdout, "wrapped 1 server in 1 file") {
+		t.Fatalf("wrap: exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	wantFiles(t, dir, map[string][]byte{".mcp.json": project})
+	if r := mcpWrapRun(t, home, dir, "list"); r.code != 0 || !strings.Contains(r.stdout, "Claude Code: "+path+" (project file)\n  p  stdio: srv") {
+		t.Fatalf("list: exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+	if r := mcpWrapRun(t, home, dir, "wrap", "--project"); r.code != 0 || !strings.Contains(r.stdout, "wrapped 1 server in 1 file") {
+		t.Fatalf("wrap --project: exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	wrappedEntry(t, path, "p")
+}
+
 // notOwnerRefused: a file of uid 65533 in a directory anyone can write
 // is refused to uid 65534, whom the directory would let replace it.
 func notOwnerRefused(t *testing.T) {
