@@ -25,7 +25,7 @@ func mcpCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "mcp",
 		Usage:     "wrap every stdio server of your MCP clients' configs in tether run, unwrap them, list them",
-		ArgsUsage: "wrap|unwrap|list",
+		UsageText: "tether mcp wrap|unwrap|list [options]",
 		Description: "wrap makes each stdio server entry of the clients' files run through tether:\n" +
 			"command becomes this tether's absolute path, args become run --hangup --name NAME --\n" +
 			"and the entry's own command and args. unwrap gives the entries back byte for byte.\n" +
@@ -46,7 +46,7 @@ func mcpCommand() *cli.Command {
 		OnUsageError:    usageError,
 		Subcommands: []*cli.Command{
 			mcpSubcommand("wrap", "make each stdio server run through tether", true),
-			mcpSubcommand("unwrap", "give each server wrap wrapped its own command and args back", true),
+			mcpSubcommand("unwrap", "put each server back to its own command and args, as it was before wrap", true),
 			mcpSubcommand("list", "list the clients' files found and each server in them", false),
 		},
 		Action: func(c *cli.Context) error {
@@ -71,7 +71,7 @@ func mcpSubcommand(name, usage string, writes bool) *cli.Command {
 	case "wrap":
 		flags = append(flags, &cli.StringFlag{Name: "tether", Usage: "the tether the entries run, an absolute `PATH` (default: this one; the one on PATH when it is this one)"})
 	case "unwrap":
-		flags = append(flags, &cli.StringFlag{Name: "tether", Usage: "an entry whose command is the tether at absolute `PATH` is one wrap wrapped too, whatever that file's name"})
+		flags = append(flags, &cli.StringFlag{Name: "tether", Usage: "also unwrap entries whose command is the tether at absolute `PATH`, whatever that file's name"})
 	}
 	return &cli.Command{
 		Name:            name,

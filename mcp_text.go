@@ -220,6 +220,10 @@ func refusalWhy(err error) string {
 	switch r.Reason {
 	case mcpconfig.NotParsed:
 		why = fmt.Sprintf("%s does not parse (%v)", r.Path, firstLine(r.Err.Error()))
+	case mcpconfig.NotRegular:
+		why = fmt.Sprintf("%s is not a regular file", r.Path)
+	case mcpconfig.Unreadable:
+		why = fmt.Sprintf("%s could not be read (%v)", r.Path, r.Err)
 	case mcpconfig.Changed:
 		why = fmt.Sprintf("%s changed while tether was editing it (a running client rewrites its file): run it again", r.Path)
 	case mcpconfig.ForeignSymlink:
@@ -253,5 +257,9 @@ func noClient(cmd string, env mcpconfig.Env, clients []mcpconfig.Client) error {
 	if env.Dir != "" && env.Dir != env.Home {
 		where += " and " + env.Dir
 	}
-	return cli.Exit(fmt.Sprintf("%s: no configuration file of %s found (looked in %s): nothing changed; name one with --config FILE", cmd, of, where), 1)
+	changed := "nothing changed; "
+	if strings.HasSuffix(cmd, " list") {
+		changed = ""
+	}
+	return cli.Exit(fmt.Sprintf("%s: no configuration file of %s found (looked in %s): %sname one with --config FILE", cmd, of, where, changed), 1)
 }

@@ -177,6 +177,25 @@ func TestMCPWrapRefusals(t *testing.T) {
 		wantRefusal(t, r, "is a symbolic link to "+target+", which uid 65534 owns")
 		wantFiles(t, other, map[string][]byte{"settings.json": data})
 	})
+	t.Run("a link loop and a directory", func(t *testing.T) {
+		home := t.TempDir()
+		a, b := filepath.Join(home, "a.json"), filepath.Join(home, "b.json")
+		if err := os.Symlink(b, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(a, b); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, mcpWrapRun(t, home, home, "wrap", "--config", a), a+" could not be read (too many links)")
+		wantRefusal(t, mcpWrapRun(t, home, home, "wrap", "--config", home), home+" is not a regular file")
+	})
+	t.Run("list, no client", func(t *testing.T) {
+		home := t.TempDir()
+		r := mcpWrapRun(t, home, home, "list")
+		if r.code != 1 || !strings.Contains(r.stderr, "tether mcp list: no configuration file of any MCP client found") || strings.Contains(r.stderr, "nothing changed") {
+			t.Fatalf("exit %d, stderr %q; want exit 1, no file found, and no word of changes", r.code, r.stderr)
+		}
+	})
 	t.Run("read-only, hard links", func(t *testing.T) {
 		home := t.TempDir()
 		data := []byte(`{"mcpServers": {"a": {"command": "srv"}}}`)
@@ -202,6 +221,8 @@ func TestMCPWrapRefusals(t *testing.T) {
 		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--config", "nowhere.json"), "nowhere.json: no such file")
 		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--tether", "bin/tether"), `"bin/tether" is not an absolute path`)
 		wantUsage(t, mcpWrapRun(t, home, home, "rewrap"), `unknown command "rewrap"`)
+		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--bogus"), "tether mcp wrap: unknown flag --bogus")
+		wantUsage(t, mcpWrapRun(t, home, home, "list", "--tether", "/x"), "tether mcp list: unknown flag --tether")
 	})
 }
 

@@ -1,10 +1,12 @@
 package mcpconfig
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Document is a configuration file as read, with its entries.
@@ -31,15 +33,15 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 	// (~/.codex to another user's) as much as a linked file.
 	var err error
 	if d.Target, err = filepath.EvalSymlinks(loc.Path); err != nil {
-		return nil, err
+		return nil, unreadable(loc.Path, err)
 	}
 	linked := d.Target != filepath.Clean(loc.Path)
 	fi, err := os.Stat(d.Target)
 	if err != nil {
-		return nil, err
+		return nil, unreadable(loc.Path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &Refusal{Reason: NotParsed, Path: loc.Path, Err: fmt.Errorf("not a regular file (%v)", fi.Mode().Type())}
+		return nil, &Refusal{Reason: NotRegular, Path: loc.Path, Target: d.Target}
 	}
 	d.info, d.mode, d.owner = fi, fi.Mode().Perm(), ownerOf(fi)
 	if linked && !d.owner.mine() {
@@ -49,13 +51,34 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 		return nil, err
 	}
 	if d.data, err = os.ReadFile(d.Target); err != nil {
-		return nil, err
+		return nil, unreadable(loc.Path, err)
 	}
 	if d.found, err = servers(d.syn, d.data); err != nil {
 		return nil, &Refusal{Reason: NotParsed, Path: loc.Path, Err: err}
 	}
 	d.classify()
 	return d, nil
+}
+
+// unreadable is the error of a file that could not be read at path:
+// one that does not exist as it is (errors.Is fs.ErrNotExist), any
+// other a *Refusal, Unreadable, whose Err is the system's reason alone
+// (a symbolic link loop's "too many links", without the function's
+// name in it).
+func unreadable(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	// filepath.EvalSymlinks's loop error is a plain one that names
+	// the function: the reason alone is kept.
+	if msg, ok := strings.CutPrefix(err.Error(), "EvalSymlinks: "); ok {
+		err = errors.New(msg)
+	}
+	return &Refusal{Reason: Unreadable, Path: path, Err: err}
 }
 
 // replaceable refuses a file that a rename over it would change in

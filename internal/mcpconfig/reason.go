@@ -7,6 +7,12 @@ const (
 	// NotParsed: the file is not valid in its format, or its servers
 	// are not where its client keeps them.
 	NotParsed Reason = iota
+	// NotRegular: the path leads to something other than a regular
+	// file (a directory, a device).
+	NotRegular
+	// Unreadable: the file could not be read (a loop of symbolic links,
+	// no permission): Err says why.
+	Unreadable
 	// Changed: the file changed between its reading and the writing of
 	// its new version (a client rewrote it meanwhile).
 	Changed

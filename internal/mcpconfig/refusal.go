@@ -26,6 +26,10 @@ func (r *Refusal) Error() string {
 	switch r.Reason {
 	case NotParsed:
 		return fmt.Sprintf("%s: does not parse: %v", r.Path, r.Err)
+	case NotRegular:
+		return fmt.Sprintf("%s: not a regular file", r.Path)
+	case Unreadable:
+		return fmt.Sprintf("%s: could not be read: %v", r.Path, r.Err)
 	case Changed:
 		return fmt.Sprintf("%s: changed while it was being edited", r.Path)
 	case ForeignSymlink:
