@@ -89,7 +89,9 @@ func listMCP(w io.Writer, docs []*mcpconfig.Document, bad []unread) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	defer func() {
 		for _, u := range bad {
-			fmt.Fprintf(w, "%s\n  could not be read: %s\n", sanitize(clientTitle(u.loc.Client)+": "+u.loc.Path), refusalWhy(u.err))
+			// The file's name heads the line before: its reason alone.
+			why := strings.TrimPrefix(refusalWhy(u.err), u.loc.Path+" ")
+			fmt.Fprintf(w, "%s\n  %s\n", sanitize(clientTitle(u.loc.Client)+": "+u.loc.Path), sanitize(why))
 		}
 	}()
 	for _, d := range docs {

@@ -233,7 +233,7 @@ func TestMCPWrapListGoesOn(t *testing.T) {
 	writeFile(t, filepath.Join(home, ".cursor", "mcp.json"), []byte(`{"mcpServers": {"a": {"command": "srv",}`))
 	writeFile(t, filepath.Join(home, ".codex", "config.toml"), []byte("[mcp_servers.b]\ncommand = \"srv\"\n"))
 	r := mcpWrapRun(t, home, home, "list")
-	bad := "Cursor: " + filepath.Join(home, ".cursor", "mcp.json") + "\n  could not be read: "
+	bad := "Cursor: " + filepath.Join(home, ".cursor", "mcp.json") + "\n  does not parse ("
 	if r.code != 1 || !strings.Contains(r.stdout, "  b  stdio: srv\n") || !strings.Contains(r.stdout, bad) || r.stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1, b listed and the Cursor file shown as unread", r.code, r.stdout, r.stderr)
 	}
