@@ -262,6 +262,30 @@ func TestMCPWrapProjectFiles(t *testing.T) {
 	wrappedEntry(t, path, "p")
 }
 
+// TestMCPWrapOneFileTwoLinks: Cursor's file and a second --config
+// name both lead to Windsurf's: it is wrapped once, its server kept
+// wrapped, with one backup.
+func TestMCPWrapOneFileTwoLinks(t *testing.T) {
+	home := t.TempDir()
+	real := filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")
+	writeFile(t, real, []byte(`{"mcpServers": {"a": {"command": "srv"}}}`))
+	if err := os.MkdirAll(filepath.Join(home, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(home, ".cursor", "mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	r := mcpWrapRun(t, home, home, "wrap")
+	if r.code != 0 || !strings.Contains(r.stdout, "wrapped 1 server in 1 file") || strings.Count(r.stdout, "backup: ") != 1 {
+		t.Fatalf("wrap: exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	wrappedEntry(t, real, "a")
+	r = mcpWrapRun(t, home, home, "unwrap", "--config", real, "--config", "./.codeium/windsurf/mcp_config.json")
+	if r.code != 0 || !strings.Contains(r.stdout, "unwrapped 1 server in 1 file") {
+		t.Fatalf("unwrap: exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // notOwnerRefused: a file of uid 65533 in a directory anyone can write
 // is refused to uid 65534, whom the directory would let replace it.
 func notOwnerRefused(t *testing.T) {
