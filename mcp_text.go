@@ -206,7 +206,7 @@ func mcpRefusal(cmd string, err error) error {
 		return failf("%s: %v", cmd, err)
 	}
 	why := refusalWhy(r)
-	if r.Reason == mcpconfig.NotParsed {
+	if r.Reason == mcpconfig.NotParsed || r.Reason == mcpconfig.Unreadable {
 		why += ": leave it out with --client or --config"
 	}
 	return cli.Exit(fmt.Sprintf("%s: refused, nothing changed: %s", cmd, why), 1)
