@@ -35,7 +35,8 @@ func mcpCommand() *cli.Command {
 			"backup beside it (FILE.tether-backup-TIME) and is replaced whole, atomically.\n" +
 			"Exit status: 0 done (or nothing to do); 1 refused, nothing changed (a file that does not\n" +
 			"parse, one a client changed meanwhile, a symbolic link to another user's file, another\n" +
-			"user's, read-only or hard-linked file, no client found); 125 bad usage, or a file that could not be written.\n\n" +
+			"user's, read-only or hard-linked file, no client found; list: a file it could not\n" +
+			"read); 125 bad usage, or a file that could not be written.\n\n" +
 			"Examples:\n" +
 			"   tether mcp list\n" +
 			"   tether mcp wrap --dry-run\n" +
