@@ -165,16 +165,26 @@ func unknownCommand(args []string) error {
 // usageError makes urfave/cli's own parse errors ("flag provided but not
 // defined", "invalid value") one line and exit 125, like tether's own.
 func usageError(c *cli.Context, err error, _ bool) error {
-	name := "tether"
-	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
-		name += " " + c.Command.Name
-	}
+	name := "tether" + commandPath(c)
 	msg := plainUsage(err.Error())
 	if name == "tether reclaim" && forceFlag(msg) {
 		// kill-port's and fkill's habit: what --force would have meant.
 		msg += ": to end a port's holder that tether did not start: tether free PORT (its listeners only)"
 	}
 	return usagef("%s: %s", name, msg)
+}
+
+// commandPath is the names of c's command and of the commands above it,
+// each after a space: a subcommand's error names its parent too
+// (tether mcp wrap, not tether wrap).
+func commandPath(c *cli.Context) string {
+	var path string
+	for _, ctx := range c.Lineage() {
+		if cmd := ctx.Command; cmd != nil && cmd.Name != "" && cmd.Name != c.App.Name {
+			path = " " + cmd.Name + path
+		}
+	}
+	return path
 }
 
 // forceFlag reports whether msg is the unknown flag of a user who wants

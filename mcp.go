@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -24,15 +25,18 @@ func mcpCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "mcp",
 		Usage:     "wrap every stdio server of your MCP clients' configs in tether run, unwrap them, list them",
-		ArgsUsage: "wrap|unwrap|list",
+		UsageText: "tether mcp wrap|unwrap|list [options]",
 		Description: "wrap makes each stdio server entry of the clients' files run through tether:\n" +
 			"command becomes this tether's absolute path, args become run --hangup --name NAME --\n" +
 			"and the entry's own command and args. unwrap gives the entries back byte for byte.\n" +
+			"The working directory's project files (.mcp.json, .vscode/mcp.json ...) are usually\n" +
+			"committed and shared: wrap and unwrap name them and leave them, unless --project.\n" +
 			"URL servers are left alone. Both change nothing a second time. Each file changed gets a\n" +
 			"backup beside it (FILE.tether-backup-TIME) and is replaced whole, atomically.\n" +
 			"Exit status: 0 done (or nothing to do); 1 refused, nothing changed (a file that does not\n" +
-			"parse, one a client changed meanwhile, a symbolic link to another user's file, no client\n" +
-			"found); 125 bad usage, or a file that could not be written.\n\n" +
+			"parse, one a client changed meanwhile, a symbolic link to another user's file, another\n" +
+			"user's, read-only or hard-linked file, no client found; list: a file it could not\n" +
+			"read); 125 bad usage, or a file that could not be written.\n\n" +
 			"Examples:\n" +
 			"   tether mcp list\n" +
 			"   tether mcp wrap --dry-run\n" +
@@ -43,7 +47,7 @@ func mcpCommand() *cli.Command {
 		OnUsageError:    usageError,
 		Subcommands: []*cli.Command{
 			mcpSubcommand("wrap", "make each stdio server run through tether", true),
-			mcpSubcommand("unwrap", "give each server wrap wrapped its own command and args back", true),
+			mcpSubcommand("unwrap", "put each server back to its own command and args, as it was before wrap", true),
 			mcpSubcommand("list", "list the clients' files found and each server in them", false),
 		},
 		Action: func(c *cli.Context) error {
@@ -61,10 +65,14 @@ func mcpSubcommand(name, usage string, writes bool) *cli.Command {
 		&cli.StringSliceFlag{Name: "config", Usage: "only the file `FILE` (repeatable); its client is --client's, or known by its name"},
 	}
 	if writes {
-		flags = append(flags, &cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print each entry's change as a diff"})
+		flags = append(flags, &cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print each entry's change as a diff"},
+			&cli.BoolFlag{Name: "project", Usage: "the working directory's project files too (.mcp.json, .vscode/mcp.json ...), which are usually committed and shared"})
 	}
-	if name == "wrap" {
+	switch name {
+	case "wrap":
 		flags = append(flags, &cli.StringFlag{Name: "tether", Usage: "the tether the entries run, an absolute `PATH` (default: this one; the one on PATH when it is this one)"})
+	case "unwrap":
+		flags = append(flags, &cli.StringFlag{Name: "tether", Usage: "also unwrap entries whose command is the tether at absolute `PATH`, whatever that file's name"})
 	}
 	return &cli.Command{
 		Name:            name,
@@ -98,15 +106,21 @@ func runMCP(c *cli.Context, op string) error {
 	if err != nil {
 		return err
 	}
-	docs, err := mcpDocuments(c, cmd, w)
+	files, err := mcpDocuments(c, cmd, w)
 	if err != nil {
 		return err
 	}
 	if op == "list" {
-		return writeOrFail(cmd, listMCP(c.App.Writer, docs))
+		if err := listMCP(c.App.Writer, files.docs, files.bad); err != nil || len(files.bad) == 0 {
+			return writeOrFail(cmd, err)
+		}
+		return cli.Exit("", 1)
 	}
-	plans := make([]mcpconfig.Plan, 0, len(docs))
-	for _, d := range docs {
+	if err := writeOrFail(cmd, listProjects(c.App.Writer, op, files.projects)); err != nil {
+		return err
+	}
+	plans := make([]mcpconfig.Plan, 0, len(files.docs))
+	for _, d := range files.docs {
 		edit := d.Wrap
 		if op == "unwrap" {
 			edit = d.Unwrap
@@ -120,11 +134,38 @@ func runMCP(c *cli.Context, op string) error {
 	dry := c.Bool("dry-run")
 	var backups []string
 	if !dry {
-		if backups, err = mcpconfig.Commit(plans, time.Now()); err != nil {
+		backups, err = mcpconfig.Commit(plans, time.Now())
+		var we *mcpconfig.WriteError
+		if errors.As(err, &we) {
+			return partlyWritten(c.App.Writer, cmd, op, plans, backups, we)
+		}
+		if err != nil {
 			return mcpRefusal(cmd, err)
 		}
 	}
 	return writeOrFail(cmd, reportMCP(c.App.Writer, op, dry, plans, backups))
+}
+
+// partlyWritten is a run whose renames stopped at a file: the report of
+// the files already replaced, then a line that names the file and says
+// the others were left as they were.
+func partlyWritten(w io.Writer, cmd, op string, plans []mcpconfig.Plan, backups []string, we *mcpconfig.WriteError) error {
+	var done []mcpconfig.Plan
+	var kept []string
+	for i, p := range plans {
+		if backups[i] != "" {
+			done, kept = append(done, p), append(kept, backups[i])
+		}
+	}
+	if len(done) > 0 {
+		if err := reportMCP(w, op, false, done, kept); err != nil {
+			return failf("%s: write: %v", cmd, err)
+		}
+	}
+	if len(done) == 0 {
+		return failf("%s: %s could not be replaced (%v): nothing changed", cmd, sanitize(we.Path), we.Err)
+	}
+	return failf("%s: %s could not be replaced (%v): the files above were changed, every other file was left as it was", cmd, sanitize(we.Path), we.Err)
 }
 
 func writeOrFail(cmd string, err error) error {
@@ -140,7 +181,7 @@ func mcpWrapping(c *cli.Context, cmd string) (mcpconfig.Wrapping, error) {
 	w := mcpconfig.Wrapping{Program: "tether", Prefix: func(server string) []string {
 		return []string{"run", "--hangup", "--name", mcpName(server), "--"}
 	}}
-	if p := c.String("tether"); c.Command.Name == "wrap" && c.IsSet("tether") {
+	if p := c.String("tether"); c.Command.Name != "list" && c.IsSet("tether") {
 		if !filepath.IsAbs(p) {
 			return w, usagef("%s: --tether: %q is not an absolute path (a client starts servers with its own PATH)", cmd, p)
 		}
@@ -197,16 +238,74 @@ func mcpName(server string) string {
 }
 
 // mcpDocuments opens the files asked for: --config's, or every file
-// of --client's clients (all clients) that exists.
-func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) ([]*mcpconfig.Document, error) {
+// of --client's clients (all clients) that exists. A file that cannot
+// be read refuses the run, unless list is the command: then it is
+// among the unread, for list to show.
+func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) (f mcpFiles, err error) {
+	locs, given, clients, err := mcpLocations(c, cmd)
+	if err != nil {
+		return f, err
+	}
+	for _, loc := range locs {
+		if loc.Project && c.Command.Name != "list" && !c.Bool("project") {
+			// Shared in a repository: this user's tether path and
+			// backups are not written there unless asked for.
+			if fi, err := os.Stat(loc.Path); err == nil && fi.Mode().IsRegular() {
+				f.projects = append(f.projects, loc)
+			}
+			continue
+		}
+		d, err := mcpconfig.Open(loc, w)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !given:
+			continue
+		case errors.Is(err, fs.ErrNotExist):
+			return f, usagef("%s: --config: %s: no such file", cmd, loc.Path)
+		case err != nil && c.Command.Name == "list":
+			f.bad = append(f.bad, unread{loc, err})
+			continue
+		case err != nil:
+			return f, mcpRefusal(cmd, err)
+		}
+		f.docs = append(f.docs, d)
+	}
+	if len(f.docs)+len(f.bad)+len(f.projects) == 0 {
+		return f, noClient(cmd, mcpEnv(), clients)
+	}
+	if f.docs, err = mcpconfig.Distinct(f.docs); err != nil {
+		return f, mcpRefusal(cmd, err)
+	}
+	return f, nil
+}
+
+// mcpFiles are the files of a run: those read, those list could not
+// read, and the project files wrap and unwrap leave without --project.
+type mcpFiles struct {
+	docs     []*mcpconfig.Document
+	bad      []unread
+	projects []mcpconfig.Location
+}
+
+// unread is a file list could not read, and why.
+type unread struct {
+	loc mcpconfig.Location
+	err error
+}
+
+// mcpLocations are the files asked for, whether they were named
+// (--config), and the clients asked for.
+func mcpLocations(c *cli.Context, cmd string) (_ []mcpconfig.Location, given bool, _ []mcpconfig.Client, _ error) {
 	var clients []mcpconfig.Client
 	for _, name := range c.StringSlice("client") {
 		if !slices.Contains(clientNames(), name) {
-			return nil, usagef("%s: --client: unknown client %q (want one of %s)", cmd, name, strings.Join(clientNames(), ", "))
+			return nil, false, nil, usagef("%s: --client: unknown client %q (want one of %s)", cmd, name, strings.Join(clientNames(), ", "))
 		}
 		clients = append(clients, mcpconfig.Client(name))
 	}
 	configs := c.StringSlice("config")
+	if len(configs) == 0 {
+		return mcpconfig.Locate(mcpEnv(), clients...), false, clients, nil
+	}
 	var locs []mcpconfig.Location
 	for _, path := range configs {
 		client := mcpconfig.Guess(path)
@@ -215,31 +314,11 @@ func mcpDocuments(c *cli.Context, cmd string, w mcpconfig.Wrapping) ([]*mcpconfi
 		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
-			return nil, usagef("%s: --config: %q: %v", cmd, path, err)
+			return nil, false, nil, usagef("%s: --config: %q: %v", cmd, path, err)
 		}
 		locs = append(locs, mcpconfig.Location{Client: client, Path: abs})
 	}
-	env := mcpEnv()
-	if len(configs) == 0 {
-		locs = mcpconfig.Locate(env, clients...)
-	}
-	var docs []*mcpconfig.Document
-	for _, loc := range locs {
-		d, err := mcpconfig.Open(loc, w)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) && len(configs) == 0:
-			continue
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, usagef("%s: --config: %s: no such file", cmd, loc.Path)
-		case err != nil:
-			return nil, mcpRefusal(cmd, err)
-		}
-		docs = append(docs, d)
-	}
-	if len(docs) == 0 {
-		return nil, noClient(cmd, env, clients)
-	}
-	return docs, nil
+	return locs, true, clients, nil
 }
 
 // mcpEnv is where the clients' files are looked for: the user's

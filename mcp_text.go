@@ -43,7 +43,21 @@ func fileTitle(d *mcpconfig.Document) string {
 	if d.Target != d.Location.Path {
 		s += " -> " + d.Target
 	}
+	if d.Location.Project {
+		s += " (project file)"
+	}
 	return sanitize(s)
+}
+
+// listProjects names the project files wrap or unwrap leaves without
+// --project, one line each.
+func listProjects(w io.Writer, op string, locs []mcpconfig.Location) error {
+	for _, l := range locs {
+		if _, err := fmt.Fprintf(w, "%s (project file: --project to %s it)\n", sanitize(clientTitle(l.Client)+": "+l.Path), op); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // serverTitle is an entry's name, with its project in a file that
@@ -66,11 +80,20 @@ func entryText(e mcpconfig.Entry) string {
 	case mcpconfig.Remote:
 		return "URL: " + sanitize(strings.TrimSpace(e.Transport+" "+e.URL))
 	}
-	return "not a stdio server's command and args"
+	return "not a stdio server's command and args, or not in a table of its own"
 }
 
-func listMCP(w io.Writer, docs []*mcpconfig.Document) error {
+// listMCP lists each file read and its servers, then each file that
+// could not be read, on a line with why.
+func listMCP(w io.Writer, docs []*mcpconfig.Document, bad []unread) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	defer func() {
+		for _, u := range bad {
+			// The file's name heads the line before: its reason alone.
+			why := strings.TrimPrefix(refusalWhy(u.err), u.loc.Path+" ")
+			fmt.Fprintf(w, "%s\n  %s\n", sanitize(clientTitle(u.loc.Client)+": "+u.loc.Path), sanitize(why))
+		}
+	}()
 	for _, d := range docs {
 		fmt.Fprintln(tw, fileTitle(d))
 		entries := d.Entries()
@@ -102,7 +125,7 @@ func actionText(c mcpconfig.Change, dry bool) string {
 	case mcpconfig.LeftRemote:
 		return "a URL server (" + sanitize(strings.TrimSpace(c.Entry.Transport+" "+c.Entry.URL)) + "): no process to tie, left alone"
 	}
-	return "not a stdio server's command and args: left as it is"
+	return "not a stdio server's command and args, or not in a table of its own: left as it is"
 }
 
 // reportMCP says, per file, each entry's fate (and with --dry-run its
@@ -182,18 +205,44 @@ func mcpRefusal(cmd string, err error) error {
 	if !errors.As(err, &r) {
 		return failf("%s: %v", cmd, err)
 	}
+	why := refusalWhy(r)
+	if r.Reason == mcpconfig.NotParsed || r.Reason == mcpconfig.Unreadable {
+		why += ": leave it out with --client or --config"
+	}
+	return cli.Exit(fmt.Sprintf("%s: refused, nothing changed: %s", cmd, why), 1)
+}
+
+// refusalWhy is what is wrong with a file, in words.
+func refusalWhy(err error) string {
+	var r *mcpconfig.Refusal
+	if !errors.As(err, &r) {
+		return sanitize(err.Error())
+	}
 	var why string
 	switch r.Reason {
 	case mcpconfig.NotParsed:
 		why = fmt.Sprintf("%s does not parse (%v)", r.Path, firstLine(r.Err.Error()))
+	case mcpconfig.NotRegular:
+		why = fmt.Sprintf("%s is not a regular file", r.Path)
+	case mcpconfig.Unreadable:
+		why = fmt.Sprintf("%s could not be read (%v)", r.Path, r.Err)
 	case mcpconfig.Changed:
 		why = fmt.Sprintf("%s changed while tether was editing it (a running client rewrites its file): run it again", r.Path)
 	case mcpconfig.ForeignSymlink:
 		why = fmt.Sprintf("%s is a symbolic link to %s, which uid %d owns: not written through", r.Path, r.Target, r.Owner)
+	case mcpconfig.NotOwner:
+		why = fmt.Sprintf("%s is owned by uid %d: replaced, it would be yours (only root keeps a file's owner)", r.Path, r.Owner)
+	case mcpconfig.ReadOnly:
+		why = fmt.Sprintf("%s is read-only: give it write permission (chmod u+w) to have it changed", r.Path)
+	case mcpconfig.HardLinks:
+		why = fmt.Sprintf("%s has %d hard links: replacing it would break them", r.Path, r.Links)
+	case mcpconfig.Shared:
+		why = fmt.Sprintf("%s (%s) and %s (%s) are one file, %s, which the two clients lay out differently: name one with --config and its --client",
+			r.Other, clientTitle(r.Clients[0]), r.Path, clientTitle(r.Clients[1]), r.Target)
 	default:
 		why = fmt.Sprintf("%s: the edit of server %q did not read back as meant (%v): please report it", r.Path, r.Server, r.Err)
 	}
-	return cli.Exit(fmt.Sprintf("%s: refused, nothing changed: %s", cmd, why), 1)
+	return why
 }
 
 // noClient is the line of a run that found no file to work on.
@@ -210,5 +259,9 @@ func noClient(cmd string, env mcpconfig.Env, clients []mcpconfig.Client) error {
 	if env.Dir != "" && env.Dir != env.Home {
 		where += " and " + env.Dir
 	}
-	return cli.Exit(fmt.Sprintf("%s: no configuration file of %s found (looked in %s): nothing changed; name one with --config FILE", cmd, of, where), 1)
+	changed := "nothing changed; "
+	if strings.HasSuffix(cmd, " list") {
+		changed = ""
+	}
+	return cli.Exit(fmt.Sprintf("%s: no configuration file of %s found (looked in %s): %sname one with --config FILE", cmd, of, where, changed), 1)
 }

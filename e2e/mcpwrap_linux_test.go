@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -152,6 +153,7 @@ func TestMCPWrapRefusals(t *testing.T) {
 		writeFile(t, filepath.Join(home, ".cursor", "mcp.json"), bad)
 		r := mcpWrapRun(t, home, home, "wrap")
 		wantRefusal(t, r, filepath.Join(home, ".cursor", "mcp.json")+" does not parse")
+		wantRefusal(t, r, "leave it out with --client or --config")
 		wantFiles(t, home, map[string][]byte{".codex/config.toml": good, ".cursor/mcp.json": bad})
 	})
 	t.Run("symlink to another user's file", func(t *testing.T) {
@@ -175,13 +177,149 @@ func TestMCPWrapRefusals(t *testing.T) {
 		wantRefusal(t, r, "is a symbolic link to "+target+", which uid 65534 owns")
 		wantFiles(t, other, map[string][]byte{"settings.json": data})
 	})
+	t.Run("a link loop and a directory", func(t *testing.T) {
+		home := t.TempDir()
+		a, b := filepath.Join(home, "a.json"), filepath.Join(home, "b.json")
+		if err := os.Symlink(b, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(a, b); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, mcpWrapRun(t, home, home, "wrap", "--config", a), a+" could not be read (too many links)")
+		wantRefusal(t, mcpWrapRun(t, home, home, "wrap", "--config", home), home+" is not a regular file")
+	})
+	t.Run("list, no client", func(t *testing.T) {
+		home := t.TempDir()
+		r := mcpWrapRun(t, home, home, "list")
+		if r.code != 1 || !strings.Contains(r.stderr, "tether mcp list: no configuration file of any MCP client found") || strings.Contains(r.stderr, "nothing changed") {
+			t.Fatalf("exit %d, stderr %q; want exit 1, no file found, and no word of changes", r.code, r.stderr)
+		}
+	})
+	t.Run("read-only, hard links", func(t *testing.T) {
+		home := t.TempDir()
+		data := []byte(`{"mcpServers": {"a": {"command": "srv"}}}`)
+		path := filepath.Join(home, ".cursor", "mcp.json")
+		writeFile(t, path, data)
+		if err := os.Chmod(path, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, mcpWrapRun(t, home, home, "wrap"), path+" is read-only")
+		if err := os.Chmod(path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(path, filepath.Join(home, "kept.json")); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, mcpWrapRun(t, home, home, "wrap"), path+" has 2 hard links: replacing it would break them")
+		wantFiles(t, home, map[string][]byte{".cursor/mcp.json": data, "kept.json": data})
+	})
+	t.Run("another user's file", notOwnerRefused)
 	t.Run("bad usage", func(t *testing.T) {
 		home := t.TempDir()
 		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--client", "emacs"), `unknown client "emacs"`)
 		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--config", "nowhere.json"), "nowhere.json: no such file")
 		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--tether", "bin/tether"), `"bin/tether" is not an absolute path`)
 		wantUsage(t, mcpWrapRun(t, home, home, "rewrap"), `unknown command "rewrap"`)
+		wantUsage(t, mcpWrapRun(t, home, home, "wrap", "--bogus"), "tether mcp wrap: unknown flag --bogus")
+		wantUsage(t, mcpWrapRun(t, home, home, "list", "--tether", "/x"), "tether mcp list: unknown flag --tether")
 	})
+}
+
+// TestMCPWrapListGoesOn: list shows a file that does not parse on a
+// line of its own, lists the others, and exits 1.
+func TestMCPWrapListGoesOn(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, ".cursor", "mcp.json"), []byte(`{"mcpServers": {"a": {"command": "srv",}`))
+	writeFile(t, filepath.Join(home, ".codex", "config.toml"), []byte("[mcp_servers.b]\ncommand = \"srv\"\n"))
+	r := mcpWrapRun(t, home, home, "list")
+	bad := "Cursor: " + filepath.Join(home, ".cursor", "mcp.json") + "\n  does not parse ("
+	if r.code != 1 || !strings.Contains(r.stdout, "  b  stdio: srv\n") || !strings.Contains(r.stdout, bad) || r.stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1, b listed and the Cursor file shown as unread", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestMCPWrapProjectFiles: the working directory's project files are
+// named and left by wrap, marked by list, and wrapped with --project.
+func TestMCPWrapProjectFiles(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := []byte("[mcp_servers.a]\ncommand = \"srv\"\n")
+	project := []byte(`{"mcpServers": {"p": {"command": "srv"}}}`)
+	writeFile(t, filepath.Join(home, ".codex", "config.toml"), user)
+	path := filepath.Join(dir, ".mcp.json")
+	writeFile(t, path, project)
+	r := mcpWrapRun(t, home, dir, "wrap")
+	if r.code != 0 || !strings.Contains(r.stdout, "Claude Code: "+path+" (project file: --project to wrap it)\n") || !strings.Contains(r.stdout, "wrapped 1 server in 1 file") {
+		t.Fatalf("wrap: exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	wantFiles(t, dir, map[string][]byte{".mcp.json": project})
+	if r := mcpWrapRun(t, home, dir, "list"); r.code != 0 || !strings.Contains(r.stdout, "Claude Code: "+path+" (project file)\n  p  stdio: srv") {
+		t.Fatalf("list: exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+	if r := mcpWrapRun(t, home, dir, "wrap", "--project"); r.code != 0 || !strings.Contains(r.stdout, "wrapped 1 server in 1 file") {
+		t.Fatalf("wrap --project: exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	wrappedEntry(t, path, "p")
+}
+
+// TestMCPWrapOneFileTwoLinks: Cursor's file and a second --config
+// name both lead to Windsurf's: it is wrapped once, its server kept
+// wrapped, with one backup.
+func TestMCPWrapOneFileTwoLinks(t *testing.T) {
+	home := t.TempDir()
+	real := filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")
+	writeFile(t, real, []byte(`{"mcpServers": {"a": {"command": "srv"}}}`))
+	if err := os.MkdirAll(filepath.Join(home, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(home, ".cursor", "mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	r := mcpWrapRun(t, home, home, "wrap")
+	if r.code != 0 || !strings.Contains(r.stdout, "wrapped 1 server in 1 file") || strings.Count(r.stdout, "backup: ") != 1 {
+		t.Fatalf("wrap: exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	wrappedEntry(t, real, "a")
+	r = mcpWrapRun(t, home, home, "unwrap", "--config", real, "--config", "./.codeium/windsurf/mcp_config.json")
+	if r.code != 0 || !strings.Contains(r.stdout, "unwrapped 1 server in 1 file") {
+		t.Fatalf("unwrap: exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// notOwnerRefused: a file of uid 65533 in a directory anyone can write
+// is refused to uid 65534, whom the directory would let replace it.
+func notOwnerRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run tether as another user")
+	}
+	dir, err := os.MkdirTemp("", "tether-mcp-owner-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "tether")
+	exe, err := os.ReadFile(tetherBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, bin, exe)
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(`{"mcpServers": {"a": {"command": "srv"}}}`)
+	path := filepath.Join(dir, "mcp.json")
+	writeFile(t, path, data)
+	if err := os.Chown(path, 65533, 65533); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "mcp", "wrap", "--config", path)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	wantRefusal(t, tetherCmd(t, cmd, []string{"HOME=" + dir}), path+" is owned by uid 65533")
+	wantFiles(t, dir, map[string][]byte{"mcp.json": data, "tether": exe})
 }
 
 func wantRefusal(t *testing.T, r result, says string) {

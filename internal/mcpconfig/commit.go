@@ -24,18 +24,21 @@ func BackupSuffix(at time.Time) string {
 // removed (a *Refusal, Changed). Last, each temporary file is renamed
 // over its original. A crash leaves each file either old or new.
 // Commit returns the backups' paths, one per plan, "" where a plan
-// changes nothing.
+// changes nothing. A rename that fails stops the run: the error is a
+// *WriteError, the backups returned are those of the files already
+// replaced, and the others' backups and temporary files are removed.
 func Commit(plans []Plan, at time.Time) (_ []string, err error) {
 	backups := make([]string, len(plans))
 	temps := make([]string, len(plans))
-	renamed := false
+	done := make([]bool, len(plans))
 	defer func() {
 		for i := range plans {
 			removeIf(temps[i])
-			// Once a file is renamed, its backup is all that holds
+			// Once a file is replaced, its backup is all that holds
 			// what it was: kept, whatever follows.
-			if err != nil && !renamed {
+			if err != nil && !done[i] {
 				removeIf(backups[i])
+				backups[i] = ""
 			}
 		}
 	}()
@@ -50,31 +53,63 @@ func Commit(plans []Plan, at time.Time) (_ []string, err error) {
 			return nil, err
 		}
 	}
+	if err := unchanged(plans, temps); err != nil {
+		return nil, err
+	}
+	for i, p := range plans {
+		if temps[i] == "" {
+			continue
+		}
+		if err := rename(temps[i], p.Document.Target); err != nil {
+			return backups, &WriteError{Path: p.Document.Location.Path, Err: systemErr(err)}
+		}
+		temps[i], done[i] = "", true
+		// The file is replaced: a directory that cannot be synced
+		// makes the rename less durable, not undone.
+		_ = syncDir(filepath.Dir(p.Document.Target))
+	}
+	return backups, nil
+}
+
+// rename is os.Rename; a test makes it fail part way through a run.
+var rename = os.Rename
+
+// systemErr is a rename's error without the paths it repeats.
+func systemErr(err error) error {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// WriteError is a Commit whose rename of the file at Path failed, after
+// the files of the backups it returned were replaced: the others were
+// left as they were. Err is the system's reason.
+type WriteError struct {
+	Path string
+	Err  error
+}
+
+func (e *WriteError) Error() string { return fmt.Sprintf("%s: not replaced: %v", e.Path, e.Err) }
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// unchanged checks that each file to be replaced is still as read.
+func unchanged(plans []Plan, temps []string) error {
 	for i, p := range plans {
 		if temps[i] == "" {
 			continue
 		}
 		now, err := os.ReadFile(p.Document.Target)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !bytes.Equal(now, p.Document.data) {
-			return nil, &Refusal{Reason: Changed, Path: p.Document.Location.Path}
+			return &Refusal{Reason: Changed, Path: p.Document.Location.Path}
 		}
 	}
-	for i, p := range plans {
-		if temps[i] == "" {
-			continue
-		}
-		if err := os.Rename(temps[i], p.Document.Target); err != nil {
-			return backups, fmt.Errorf("rename %s to %s: %w", temps[i], p.Document.Target, err)
-		}
-		temps[i], renamed = "", true
-		if err := syncDir(filepath.Dir(p.Document.Target)); err != nil {
-			return backups, fmt.Errorf("sync %s: %w", filepath.Dir(p.Document.Target), err)
-		}
-	}
-	return backups, nil
+	return nil
 }
 
 // write puts data in a new file beside the document's, with its mode

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -120,5 +122,90 @@ func TestOpenRefusesForeignSymlink(t *testing.T) {
 	_, err = Open(Location{Client: Cursor, Path: path}, wrapping())
 	if !errors.As(err, &r) || r.Reason != ForeignSymlink || r.Target != real {
 		t.Fatalf("through a linked directory: got %v, want a refusal: a link to uid 65534's file", err)
+	}
+}
+
+// TestOpenRefusesWhatARenameWouldChange: a read-only file, and one with
+// another hard link, are refused when opened: replacing either would
+// change more than its bytes.
+func TestOpenRefusesWhatARenameWouldChange(t *testing.T) {
+	ro := copyFixture(t, "cursor.mcp.json")
+	if err := os.Chmod(ro, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	linked := copyFixture(t, "windsurf.mcp_config.json")
+	if err := os.Link(linked, filepath.Join(t.TempDir(), "other.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path   string
+		reason Reason
+		links  int
+	}{{ro, ReadOnly, 0}, {linked, HardLinks, 2}} {
+		_, err := Open(Location{Client: Cursor, Path: c.path}, wrapping())
+		var r *Refusal
+		if !errors.As(err, &r) || r.Reason != c.reason || r.Path != c.path || r.Links != c.links {
+			t.Errorf("%s: %v; want a refusal, reason %d, %d links", c.path, err, c.reason, c.links)
+		}
+	}
+}
+
+// TestCommitStopsAtAFailedRename: when the second of three renames
+// fails, the first file stays replaced with its backup, the others are
+// as they were with no backup or temporary file of theirs left, and
+// the error names the file once, with the system's reason alone.
+func TestCommitStopsAtAFailedRename(t *testing.T) {
+	dir := t.TempDir()
+	var plans []Plan
+	text := []byte(`{"mcpServers": {"s": {"command": "srv"}}}`)
+	for _, name := range []string{"a.json", "b.json", "c.json"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, text, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		p, err := open(t, Location{Client: Cursor, Path: path}).Wrap()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p)
+	}
+	b := filepath.Join(dir, "b.json")
+	rename = func(from, to string) error {
+		if to == b {
+			return &os.LinkError{Op: "rename", Old: from, New: to, Err: syscall.EPERM}
+		}
+		return os.Rename(from, to)
+	}
+	defer func() { rename = os.Rename }()
+	backups, err := Commit(plans, testTime)
+	var we *WriteError
+	if !errors.As(err, &we) || we.Path != b || we.Err != syscall.EPERM {
+		t.Fatalf("got %v, want a WriteError of b.json, EPERM", err)
+	}
+	if strings.Count(err.Error(), b) != 1 {
+		t.Errorf("error %q names the file more than once", err)
+	}
+	a := filepath.Join(dir, "a.json")
+	if len(backups) != 3 || backups[0] != a+BackupSuffix(testTime) || backups[1] != "" || backups[2] != "" {
+		t.Fatalf("backups %q, want a.json's alone", backups)
+	}
+	if got, _ := os.ReadFile(a); string(got) != string(plans[0].Data) {
+		t.Error("a.json is not the wrapped version")
+	}
+	if fi, err := os.Stat(backups[0]); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("a.json's backup: %v, %v; want mode 0640", fi, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"a.json", "a.json" + BackupSuffix(testTime), "b.json", "c.json"}; strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("files %q, want %q", names, want)
+	}
+	for _, name := range []string{"b.json", "c.json"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != string(text) {
+			t.Errorf("%s changed: %s", name, got)
+		}
 	}
 }

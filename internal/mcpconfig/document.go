@@ -1,10 +1,12 @@
 package mcpconfig
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Document is a configuration file as read, with its entries.
@@ -14,6 +16,7 @@ type Document struct {
 	// to through symbolic links (which are kept).
 	Target string
 	data   []byte
+	info   fs.FileInfo
 	mode   fs.FileMode
 	owner  fileOwner
 	syn    syntax
@@ -30,34 +33,79 @@ func Open(loc Location, w Wrapping) (*Document, error) {
 	// (~/.codex to another user's) as much as a linked file.
 	var err error
 	if d.Target, err = filepath.EvalSymlinks(loc.Path); err != nil {
-		return nil, err
+		return nil, unreadable(loc.Path, err)
 	}
 	linked := d.Target != filepath.Clean(loc.Path)
 	fi, err := os.Stat(d.Target)
 	if err != nil {
-		return nil, err
+		return nil, unreadable(loc.Path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &Refusal{Reason: NotParsed, Path: loc.Path, Err: fmt.Errorf("not a regular file (%v)", fi.Mode().Type())}
+		return nil, &Refusal{Reason: NotRegular, Path: loc.Path, Target: d.Target}
 	}
-	d.mode, d.owner = fi.Mode().Perm(), ownerOf(fi)
+	d.info, d.mode, d.owner = fi, fi.Mode().Perm(), ownerOf(fi)
 	if linked && !d.owner.mine() {
 		return nil, &Refusal{Reason: ForeignSymlink, Path: loc.Path, Target: d.Target, Owner: d.owner.uid}
 	}
-	if d.data, err = os.ReadFile(d.Target); err != nil {
+	if err := d.replaceable(fi); err != nil {
 		return nil, err
 	}
-	if d.found, err = d.syn.servers(d.data); err != nil {
+	if d.data, err = os.ReadFile(d.Target); err != nil {
+		return nil, unreadable(loc.Path, err)
+	}
+	if d.found, err = servers(d.syn, d.data); err != nil {
 		return nil, &Refusal{Reason: NotParsed, Path: loc.Path, Err: err}
 	}
 	d.classify()
 	return d, nil
 }
 
+// unreadable is the error of a file that could not be read at path:
+// one that does not exist as it is (errors.Is fs.ErrNotExist), any
+// other a *Refusal, Unreadable, whose Err is the system's reason alone
+// (a symbolic link loop's "too many links", without the function's
+// name in it).
+func unreadable(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	// filepath.EvalSymlinks's loop error is a plain one that names
+	// the function: the reason alone is kept.
+	if msg, ok := strings.CutPrefix(err.Error(), "EvalSymlinks: "); ok {
+		err = errors.New(msg)
+	}
+	return &Refusal{Reason: Unreadable, Path: path, Err: err}
+}
+
+// replaceable refuses a file that a rename over it would change in
+// more than its bytes. The rename is the directory's to allow, not the
+// file's: another user's file would become the caller's (only root can
+// give the new one the old owner), a read-only file would be written
+// all the same, and a file with other hard links would leave them
+// holding the old version.
+func (d *Document) replaceable(fi fs.FileInfo) error {
+	r := &Refusal{Path: d.Location.Path, Target: d.Target, Owner: d.owner.uid}
+	switch n := linkCount(fi); {
+	case !d.owner.mine() && !privileged():
+		r.Reason = NotOwner
+	case fi.Mode().Perm()&0o200 == 0:
+		r.Reason = ReadOnly
+	case n > 1:
+		r.Reason, r.Links = HardLinks, n
+	default:
+		return nil
+	}
+	return r
+}
+
 // classify tells the stdio entries that already run through tether.
 func (d *Document) classify() {
 	for i := range d.found {
-		if e := &d.found[i].entry; e.Kind == Stdio && d.w.through(e.Command) {
+		if e := &d.found[i].entry; e.Kind == Stdio && (d.w.through(e.Command) || d.w.shaped(*e)) {
 			e.Kind = Wrapped
 		}
 	}
@@ -144,7 +192,7 @@ func (d *Document) plan(each func(found) (Action, []edit, Entry)) (Plan, error) 
 
 // check reads data back and compares its entries with want.
 func (d *Document) check(data []byte, want []Entry) error {
-	got, err := d.syn.servers(data)
+	got, err := servers(d.syn, data)
 	if err == nil && len(got) != len(want) {
 		err = fmt.Errorf("%d servers where %d were meant", len(got), len(want))
 	}

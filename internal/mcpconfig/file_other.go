@@ -15,6 +15,12 @@ func ownerOf(fs.FileInfo) fileOwner { return fileOwner{-1, -1} }
 
 func (fileOwner) mine() bool { return true }
 
+func privileged() bool { return false }
+
+// linkCount is 1 where the file's links are not counted by the
+// platform's FileInfo.
+func linkCount(fs.FileInfo) int { return 1 }
+
 func (fileOwner) keep(*os.File) error { return nil }
 
 // syncDir does nothing where a directory cannot be opened to be synced

@@ -20,6 +20,17 @@ func ownerOf(fi fs.FileInfo) fileOwner {
 
 func (o fileOwner) mine() bool { return o.uid == os.Getuid() }
 
+// privileged: the caller can give a file to its owner (root).
+func privileged() bool { return os.Getuid() == 0 }
+
+// linkCount is the number of hard links to the file.
+func linkCount(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Nlink)
+	}
+	return 1
+}
+
 // keep gives the new file f the owner of the file it replaces. Only
 // root can give a file away; anyone else's new file is theirs already,
 // as the one it replaces was (or the rename would not be allowed).

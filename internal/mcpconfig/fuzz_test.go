@@ -20,13 +20,16 @@ func FuzzWrapUnwrap(f *testing.F) {
 	}
 	f.Add([]byte(`{"mcpServers": {"a": {"args": [/* c */ "x" ,], "command": "s"}}}`), false)
 	f.Add([]byte("[mcp_servers.a]\nargs = [ # c\n 'x', ]\ncommand = '''s'''\n"), true)
+	f.Add([]byte("[mcp_servers]\ndotted.command = \"npx\"\n"), true)
+	f.Add([]byte("mcp_servers.top.command = \"npx\"\n[mcp_servers.b]\ncommand = \"x\"\n"), true)
+	f.Add([]byte("\xef\xbb\xbf{\"mcpServers\": {\"a\": {\"command\": \"s\"}}}"), false)
 	f.Fuzz(func(t *testing.T, data []byte, toml bool) {
 		d := &Document{data: data, syn: jsonSyntax{client: Unknown}, w: wrapping(), Location: Location{Path: "fuzz"}}
 		if toml {
 			d.syn = tomlSyntax{}
 		}
 		var err error
-		if d.found, err = d.syn.servers(data); err != nil {
+		if d.found, err = servers(d.syn, data); err != nil {
 			return
 		}
 		d.classify()
@@ -37,7 +40,7 @@ func FuzzWrapUnwrap(f *testing.F) {
 			t.Fatalf("wrap: %v\n%q", err, data)
 		}
 		w := &Document{data: p.Data, syn: d.syn, w: d.w, Location: d.Location}
-		if w.found, err = w.syn.servers(p.Data); err != nil {
+		if w.found, err = servers(w.syn, p.Data); err != nil {
 			t.Fatalf("the wrapped file does not parse: %v\n%s", err, p.Data)
 		}
 		w.classify()

@@ -2,6 +2,7 @@ package mcpconfig
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tailscale/hujson"
 )
@@ -22,6 +23,18 @@ func (s jsonSyntax) keys() []string {
 	return []string{"mcpServers"}
 }
 
+func (s jsonSyntax) layout() string {
+	l := strings.Join(s.keys(), " ")
+	if s.projects() {
+		l += " projects"
+	}
+	return l
+}
+
+// projects reports whether the client reads each project's servers
+// from the file too.
+func (s jsonSyntax) projects() bool { return s.client == ClaudeCode || s.client == Unknown }
+
 func (s jsonSyntax) servers(data []byte) ([]found, error) {
 	v, err := hujson.Parse(data)
 	if err != nil {
@@ -39,7 +52,7 @@ func (s jsonSyntax) servers(data []byte) ([]found, error) {
 		}
 		out = append(out, got...)
 	}
-	if s.client != ClaudeCode && s.client != Unknown {
+	if !s.projects() {
 		return out, nil
 	}
 	// Claude Code keeps each project's own servers under its path.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -262,6 +263,105 @@ func TestUnwrapAfterClientRewrite(t *testing.T) {
 	for i := range want {
 		if !sameEntry(got[i], want[i]) {
 			t.Errorf("after unwrap: %+v, want %+v", got[i], want[i])
+		}
+	}
+}
+
+// TestTOMLDottedLeft: a server whose command is a dotted key (under
+// [mcp_servers], or at the top of the file) is left as it is: args
+// added before its line would belong to the outer table. A server in a
+// table of its own beside it is wrapped.
+func TestTOMLDottedLeft(t *testing.T) {
+	for _, text := range []string{
+		"[mcp_servers]\ndotted.command = \"npx\"\n[mcp_servers.b]\ncommand = \"x\"\n",
+		"mcp_servers.dotted.command = \"npx\"\nmcp_servers.dotted.args = [\"y\"]\n[mcp_servers.b]\ncommand = \"x\"\n",
+	} {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p, err := open(t, Location{Client: Codex, Path: path}).Wrap()
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		got := map[string]Action{}
+		for _, c := range p.Changes {
+			got[c.Entry.Server] = c.Action
+		}
+		if got["dotted"] != LeftOdd || got["b"] != DidWrap {
+			t.Errorf("%q: %v; want dotted left, b wrapped", text, got)
+		}
+	}
+}
+
+// TestWrappedByRenamedTether: an entry in Wrap's exact form, run by a
+// tether whose file is named otherwise (a release's tether_linux_amd64,
+// a tether-portable), is recognised, so wrap leaves it and unwrap gives
+// it back; one of another shape, or run by a program not named so, is
+// not taken for a wrapped one, unless its command is the wrapping's own.
+func TestWrappedByRenamedTether(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	text := `{"mcpServers": {
+  "a": {"command": "/opt/tether_linux_amd64", "args": ["run", "--hangup", "--name", "a", "--", "npx", "x"]},
+  "b": {"command": "C:\\tools\\Tether-Portable.exe", "args": ["run", "--hangup", "--name", "b", "--", "srv"]},
+  "c": {"command": "/opt/tether-portable", "args": ["run", "--hangup", "--name", "other", "--", "srv"]},
+  "d": {"command": "/opt/mytool", "args": ["run", "--hangup", "--name", "d", "--", "srv"]}
+}}`
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kinds := func(w Wrapping) string {
+		d, err := Open(Location{Client: Cursor, Path: path}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, e := range d.Entries() {
+			s = append(s, fmt.Sprint(e.Kind == Wrapped))
+		}
+		return strings.Join(s, " ")
+	}
+	if got := kinds(wrapping()); got != "true true false false" {
+		t.Errorf("wrapped: %s; want a and b alone", got)
+	}
+	w := wrapping()
+	w.Command = "/opt/mytool"
+	if got := kinds(w); got != "true true false true" {
+		t.Errorf("with the wrapping's command /opt/mytool, wrapped: %s; want d too", got)
+	}
+	p, err := open(t, Location{Client: Cursor, Path: path}).Unwrap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Changes[0].Action != DidUnwrap || p.Changes[1].Action != DidUnwrap || !strings.Contains(string(p.Data), `"a": {"command": "npx", "args": ["x"]}`) {
+		t.Errorf("unwrap: %v\n%s", p.Changes, p.Data)
+	}
+}
+
+// TestByteOrderMark: a file that begins with a UTF-8 byte-order mark
+// (as some Windows editors write it) is read, wrapped with the mark
+// kept, and unwrapped to the original bytes.
+func TestByteOrderMark(t *testing.T) {
+	for name, text := range map[string]string{
+		"mcp.json":    "\xef\xbb\xbf{\"mcpServers\": {\"a\": {\"command\": \"npx\"}}}\n",
+		"config.toml": "\xef\xbb\xbf[mcp_servers.a]\ncommand = \"npx\"\n",
+	} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		loc := Location{Client: Guess(path), Path: path}
+		if loc.Client == Unknown {
+			loc.Client = Cursor
+		}
+		p, err := open(t, loc).Wrap()
+		if err != nil || p.Changes[0].Action != DidWrap || !strings.HasPrefix(string(p.Data), "\xef\xbb\xbf") {
+			t.Fatalf("%s: wrap: %v %v\n%q", name, err, p.Changes, p.Data)
+		}
+		commit(t, p)
+		back, err := open(t, loc).Unwrap()
+		if err != nil || string(back.Data) != text {
+			t.Fatalf("%s: unwrap: %v\n%q\nwant\n%q", name, err, back.Data, text)
 		}
 	}
 }

@@ -38,6 +38,9 @@ type syntax interface {
 	// newArgs is the member that gives args list (written, comma
 	// separated) to an entry that has none, and where it goes.
 	newArgs(f found, list string) (at int, text string)
+	// layout says where the servers are read from: two syntaxes with
+	// the same layout read the same entries from a file.
+	layout() string
 }
 
 // syntaxOf is the syntax of a client's files.
@@ -46,4 +49,19 @@ func syntaxOf(c Client, path string) syntax {
 		return tomlSyntax{}
 	}
 	return jsonSyntax{client: c}
+}
+
+// bom is the UTF-8 byte-order mark some Windows editors begin a file
+// with.
+const bom = "\xef\xbb\xbf"
+
+// servers are the entries syn finds in data. A leading byte-order mark
+// is read as three spaces: the parsers refuse it, and spaces keep every
+// other byte's offset, so edits land where they should and the mark is
+// written back as it was.
+func servers(syn syntax, data []byte) ([]found, error) {
+	if len(data) >= len(bom) && string(data[:len(bom)]) == bom {
+		data = append([]byte("   "), data[len(bom):]...)
+	}
+	return syn.servers(data)
 }

@@ -19,6 +19,10 @@ type tomlScan struct {
 
 // tomlKey is one key = value line.
 type tomlKey struct {
+	// table is the path of the header the key sits under: a key met
+	// through a dotted key ([mcp_servers] then a.command) has a path
+	// longer than its table's.
+	table string
 	line  int // where the line begins
 	value span
 	arr   *array // the value's elements, when it is an array
@@ -102,7 +106,7 @@ func (s *tomlScan) keyValue(line int) error {
 	}
 	s.pos++ // '='
 	s.skip(" \t")
-	k := tomlKey{line: line, value: span{start: s.pos}, indent: indent, eol: "\n"}
+	k := tomlKey{table: s.table, line: line, value: span{start: s.pos}, indent: indent, eol: "\n"}
 	if k.arr, err = s.value(); err != nil {
 		return err
 	}

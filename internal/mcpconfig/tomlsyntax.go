@@ -99,15 +99,18 @@ func tomlEntry(f *found, t map[string]any) {
 }
 
 // tomlPlace finds where the entry's command and args sit: keys of the
-// table [mcp_servers.NAME] itself.
+// table [mcp_servers.NAME] itself. A command given as a dotted key
+// ([mcp_servers] then NAME.command) is not placed: args added before
+// its line would be the outer table's (mcp_servers.args).
 func tomlPlace(f *found, keys map[string]tomlKey) bool {
+	own := "mcp_servers\x00" + f.entry.Server
 	c, ok := keys[tomlPath(f.entry.Server, "command")]
-	if !ok {
+	if !ok || c.table != own {
 		return false
 	}
 	f.command, f.commandKey, f.keyLead, f.eol = c.value, c.line, c.indent, c.eol
 	if a, ok := keys[tomlPath(f.entry.Server, "args")]; ok {
-		if a.arr == nil || len(a.arr.elems) != len(f.entry.Args) {
+		if a.table != own || a.arr == nil || len(a.arr.elems) != len(f.entry.Args) {
 			return false
 		}
 		f.args, f.argsKey, f.argsAdjacent = a.arr, a.line, a.end == c.line
@@ -140,3 +143,5 @@ func (tomlSyntax) quote(s string) string {
 func (tomlSyntax) newArgs(f found, list string) (int, string) {
 	return f.commandKey, f.keyLead + "args = [" + list + "]" + f.eol
 }
+
+func (tomlSyntax) layout() string { return "toml" }

@@ -31,6 +31,20 @@ func (w Wrapping) through(command string) bool {
 	return false
 }
 
+// shaped reports whether e is in exactly the form Wrap writes, its
+// prefix for its own key then a command, run by a program whose name
+// begins with the wrapping's Program: a tether released or renamed as
+// tether_linux_amd64 or tether-portable wrapped it. Its shape, not its
+// program's name alone, is what counts, so that another program whose
+// name happens to begin so is not taken for tether.
+func (w Wrapping) shaped(e Entry) bool {
+	if w.Program == "" || !strings.HasPrefix(strings.ToLower(baseName(e.Command)), strings.ToLower(w.Program)) {
+		return false
+	}
+	_, _, ok := w.original(e.Server, e.Args)
+	return ok
+}
+
 // baseName is a path's last element, with either separator: a Windows
 // client's file read elsewhere still names its programs so.
 func baseName(path string) string {
