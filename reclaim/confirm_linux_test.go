@@ -26,42 +26,24 @@ func TestHeldProcessWithoutMarkersIsNotSignalled(t *testing.T) {
 	cmd := exec.Command(perl, "-e", `$| = 1; print "$$\n"; <STDIN>; $0 = "srv"; print "renamed\n"; <STDIN>`)
 	cmd.Env = append(append(proctest.CleanEnv(), proctest.Env(t)...),
 		marker.Markers{}.Environ(nil, marker.Stamp{Name: "web", Supervisor: w.dead, RunID: w.runID})...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	cmd.Stdout = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	defer func() { stdin.Close(); _ = cmd.Wait() }()
-	if line := proctest.ReadLine(t, pr); line != strconv.Itoa(cmd.Process.Pid) {
-		t.Fatalf("perl said %q, want its PID %d", line, cmd.Process.Pid)
+	line, next := stepped(t, cmd)
+	if got := line(); got != strconv.Itoa(cmd.Process.Pid) {
+		t.Fatalf("perl said %q, want its PID %d", got, cmd.Process.Pid)
 	}
 	f := reclaim.Filter{RunID: w.runID}
 	held, err := reclaim.FindHeld(f)
 	if err != nil || len(held.Procs) != 1 || held.Procs[0].PID != cmd.Process.Pid {
 		t.Fatalf("FindHeld: %v %+v; want perl %d", err, held, cmd.Process.Pid)
 	}
-	if _, err := stdin.Write([]byte("\n")); err != nil {
-		t.Fatal(err)
-	}
-	if line := proctest.ReadLine(t, pr); line != "renamed" {
-		t.Fatalf("perl said %q, want renamed", line)
+	next()
+	if got := line(); got != "renamed" {
+		t.Fatalf("perl said %q, want renamed", got)
 	}
 	rs := held.Terminate(f, reclaim.Action{Grace: time.Second})
 	if len(rs) != 1 || rs[0].Outcome != reclaim.Changed || rs[0].Cause.Kind != reclaim.MarkersGone || len(rs[0].Signals) != 0 {
 		t.Fatalf("%+v; want it changed, its markers gone, no signal sent", rs)
 	}
-	if q, err := proc.Host().Process(cmd.Process.Pid); err != nil || q.Zombie {
-		t.Fatalf("perl %d is gone (%v): it was signalled", cmd.Process.Pid, err)
-	}
+	stillAlive(t, cmd.Process.Pid)
 }
 
 // A stranded process held since its check, still carrying its markers,
@@ -126,22 +108,8 @@ s.close()
 print("closed", flush=True)
 sys.stdin.readline()`)
 	cmd.Env = proctest.CleanEnv()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	cmd.Stdout = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	defer func() { stdin.Close(); _ = cmd.Wait() }()
-	port, err := strconv.Atoi(proctest.ReadLine(t, pr))
+	line, next := stepped(t, cmd)
+	port, err := strconv.Atoi(line())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,17 +118,52 @@ sys.stdin.readline()`)
 	if err != nil || len(held.Procs) != 1 || held.Procs[0].PID != cmd.Process.Pid {
 		t.Fatalf("FindHeld: %v %+v; want python %d", err, held, cmd.Process.Pid)
 	}
-	if _, err := stdin.Write([]byte("\n")); err != nil {
-		t.Fatal(err)
-	}
-	if line := proctest.ReadLine(t, pr); line != "closed" {
-		t.Fatalf("python said %q, want closed", line)
+	next()
+	if got := line(); got != "closed" {
+		t.Fatalf("python said %q, want closed", got)
 	}
 	rs := held.Terminate(f, reclaim.Action{Grace: time.Second})
 	if len(rs) != 1 || rs[0].Outcome != reclaim.Changed || rs[0].Cause.Kind != reclaim.SocketGone || len(rs[0].Signals) != 0 {
 		t.Fatalf("%+v; want it changed, its socket gone, no signal sent", rs)
 	}
-	if q, err := proc.Host().Process(cmd.Process.Pid); err != nil || q.Zombie {
-		t.Fatalf("python %d is gone (%v): it was signalled", cmd.Process.Pid, err)
+	stillAlive(t, cmd.Process.Pid)
+}
+
+// stepped starts cmd, a program that prints lines and waits for one on
+// its stdin between its steps: line reads the next it printed, next lets
+// it take its next step. It is ended (its stdin closed) and waited for as
+// the test ends.
+func stepped(t *testing.T, cmd *exec.Cmd) (line func() string, next func()) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait(); pr.Close() })
+	line = func() string { return proctest.ReadLine(t, pr) }
+	next = func() {
+		if _, err := stdin.Write([]byte("\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return line, next
+}
+
+// stillAlive fails the test when pid is gone: it was signalled.
+func stillAlive(t *testing.T, pid int) {
+	t.Helper()
+	if q, err := proc.Host().Process(pid); err != nil || q.Zombie {
+		t.Fatalf("%d is gone (%v): it was signalled", pid, err)
 	}
 }
