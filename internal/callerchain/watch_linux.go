@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tetherproc/tether/internal/pidfd"
+	"github.com/tetherproc/tether/internal/pollstop"
 	"github.com/tetherproc/tether/internal/proc"
 	"github.com/tetherproc/tether/internal/trace"
 	"github.com/tetherproc/tether/procid"
@@ -41,34 +42,30 @@ func watchChain(chain []procid.ID, ppid int, gone func()) (stop func(), err erro
 	go w.run(gone)
 	// stop does not wait for the watch to end: it closes its own
 	// descriptors once woken.
-	return sync.OnceFunc(w.stop), nil
+	return w.stop.Stop, nil
 }
 
-// exitWatch is one watch of a chain's exits: an eventfd that stop
-// writes to, then a pidfd for each process.
+// exitWatch is one watch of a chain's exits: its stop, then a pidfd
+// for each process.
 type exitWatch struct {
-	fds []unix.PollFd
-	// The descriptors are closed by the watch as it ends; stop, which
-	// does not wait for that, writes to the eventfd only while it is
-	// still open (its number could be another file's after).
-	mu      sync.Mutex
-	stopped bool
+	stop *pollstop.Stop
+	fds  []unix.PollFd
 }
 
-// openExitWatch opens the eventfd and a pidfd for each process of chain.
+// openExitWatch opens the stop and a pidfd for each process of chain.
 func openExitWatch(chain []procid.ID) (*exitWatch, error) {
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	stop, err := pollstop.New()
 	if err != nil {
-		return nil, fmt.Errorf("follow the caller's chain: eventfd: %w", err)
+		return nil, fmt.Errorf("follow the caller's chain: %w", err)
 	}
-	w := &exitWatch{fds: []unix.PollFd{{Fd: int32(wake), Events: unix.POLLIN}}}
+	w := &exitWatch{stop: stop, fds: []unix.PollFd{stop.PollFd()}}
 	for _, m := range chain {
 		fd, err := unix.PidfdOpen(m.PID, 0)
 		if err == unix.ESRCH {
-			w.closeAll()
+			stop.End(w.closePidfds)
 			return nil, ErrGone
 		} else if err != nil {
-			w.closeAll()
+			stop.End(w.closePidfds)
 			return nil, fmt.Errorf("follow ancestor %d: pidfd_open: %w", m.PID, err)
 		}
 		w.fds = append(w.fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
@@ -76,8 +73,8 @@ func openExitWatch(chain []procid.ID) (*exitWatch, error) {
 	return w, nil
 }
 
-func (w *exitWatch) closeAll() {
-	for _, p := range w.fds {
+func (w *exitWatch) closePidfds() {
+	for _, p := range w.fds[1:] {
 		unix.Close(int(p.Fd))
 	}
 }
@@ -85,42 +82,23 @@ func (w *exitWatch) closeAll() {
 // run waits until a process exits (gone is called, unless stop came
 // first) or stop wakes it, then closes every descriptor.
 func (w *exitWatch) run(gone func()) {
-	defer func() {
-		w.mu.Lock()
-		w.stopped = true
-		w.closeAll()
-		w.mu.Unlock()
-	}()
 	for {
 		_, err := unix.Poll(w.fds, -1)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil || w.fds[0].Revents != 0 {
-			return // stopped, or no watch possible
+			w.stop.End(w.closePidfds) // stopped, or no watch possible
+			return
 		}
 		for _, p := range w.fds[1:] {
 			if p.Revents != 0 {
-				w.mu.Lock()
-				late := w.stopped
-				w.mu.Unlock()
-				if !late {
+				if !w.stop.End(w.closePidfds) {
 					gone()
 				}
 				return
 			}
 		}
-	}
-}
-
-// stop wakes the watch, once, while its descriptors are open.
-func (w *exitWatch) stop() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.stopped {
-		w.stopped = true
-		one := [8]byte{1}
-		_, _ = unix.Write(int(w.fds[0].Fd), one[:])
 	}
 }
 

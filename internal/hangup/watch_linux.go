@@ -3,11 +3,9 @@
 package hangup
 
 import (
-	"fmt"
-	"sync"
-
 	"golang.org/x/sys/unix"
 
+	"github.com/tetherproc/tether/internal/pollstop"
 	"github.com/tetherproc/tether/internal/trace"
 )
 
@@ -19,28 +17,25 @@ import (
 // side) is asked for as POLLRDHUP, which reads nothing either. The
 // watch owns in and out and closes them as it ends.
 func Watch(in, out int, hungUp func()) (stop func(), err error) {
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	st, err := pollstop.New()
 	if err != nil {
 		unix.Close(in)
 		unix.Close(out)
-		return nil, fmt.Errorf("eventfd: %w", err)
+		return nil, err
 	}
-	w := &hangupWatch{fds: []unix.PollFd{
-		{Fd: int32(wake), Events: unix.POLLIN},
+	w := &hangupWatch{stop: st, fds: []unix.PollFd{
+		st.PollFd(),
 		{Fd: int32(in), Events: unix.POLLRDHUP},
 		{Fd: int32(out)},
-	}, open: []int{wake, in, out}}
+	}, open: []int{in, out}}
 	go w.run(hungUp)
-	return sync.OnceFunc(w.stop), nil
+	return st.Stop, nil
 }
 
-// hangupWatch is one watch: the eventfd, then the input and the output.
+// hangupWatch is one watch: its stop, then the input and the output.
 type hangupWatch struct {
-	fds []unix.PollFd
-	// The descriptors are closed by the watch as it ends; stop writes
-	// to the eventfd only while it is still open.
-	mu      sync.Mutex
-	stopped bool
+	stop *pollstop.Stop
+	fds  []unix.PollFd
 	// open are the descriptors to close as the watch ends: an end seen
 	// hung up is taken out of the poll (it would report at once from
 	// then on) but kept open.
@@ -48,14 +43,21 @@ type hangupWatch struct {
 }
 
 func (w *hangupWatch) run(hungUp func()) {
-	defer func() {
-		w.mu.Lock()
-		w.stopped = true
-		for _, fd := range w.open {
-			unix.Close(fd)
-		}
-		w.mu.Unlock()
-	}()
+	// What is seen as the watch is stopped is not reported.
+	if hung := w.hangUp(); !w.stop.End(w.closeEnds) && hung {
+		hungUp()
+	}
+}
+
+func (w *hangupWatch) closeEnds() {
+	for _, fd := range w.open {
+		unix.Close(fd)
+	}
+}
+
+// hangUp waits until both ends have hung up (true), or the watch is
+// stopped or can go on no longer (false).
+func (w *hangupWatch) hangUp() bool {
 	left := 2
 	for left > 0 {
 		_, err := unix.Poll(w.fds, -1)
@@ -64,38 +66,22 @@ func (w *hangupWatch) run(hungUp func()) {
 		}
 		if err != nil {
 			trace.Printf("end on hang-up: poll: %v: no longer watched", err)
-			return
+			return false
 		}
 		if w.fds[0].Revents != 0 {
-			return // stopped
+			return false // stopped
 		}
 		for i := 1; i < len(w.fds); i++ {
 			switch r := w.fds[i].Revents; {
 			case w.fds[i].Fd < 0:
 			case r&unix.POLLNVAL != 0:
 				trace.Printf("end on hang-up: descriptor %d closed under the watch: no longer watched", w.fds[i].Fd)
-				return
+				return false
 			case r&(unix.POLLHUP|unix.POLLERR|unix.POLLRDHUP) != 0:
 				w.fds[i].Fd = -1 // poll skips a negative descriptor
 				left--
 			}
 		}
 	}
-	w.mu.Lock()
-	late := w.stopped
-	w.mu.Unlock()
-	if !late {
-		hungUp()
-	}
-}
-
-// stop wakes the watch, once, while its descriptors are open.
-func (w *hangupWatch) stop() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.stopped {
-		w.stopped = true
-		one := [8]byte{1}
-		_, _ = unix.Write(int(w.fds[0].Fd), one[:])
-	}
+	return true
 }
