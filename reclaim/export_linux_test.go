@@ -65,7 +65,7 @@ func Holders(ports []uint16) ([]sockets.Holder, error) {
 // HoldAtMost bounds the handles a snapshot holds, for the test's life.
 func HoldAtMost(t interface{ Cleanup(func()) }, n int) {
 	was := maxHeld
-	maxHeld = n
+	maxHeld = func() int { return n }
 	t.Cleanup(func() { maxHeld = was })
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/tetherproc/tether/internal/engines"
 	"github.com/tetherproc/tether/internal/kill"
@@ -125,7 +126,7 @@ func (s *snapshot) runsOf(id string) []procid.ID {
 // its signal and checked whole then.
 func (s *snapshot) check(pid int, f Filter) (Process, error) {
 	var h *pidfd.Handle
-	if s.handles != nil && len(s.handles) < maxHeld {
+	if s.handles != nil && len(s.handles) < maxHeld() {
 		h, _ = pidfd.Open(proc.Host(), pid)
 	}
 	r, err := probe.Check(pid, f.query())
@@ -140,8 +141,9 @@ func (s *snapshot) check(pid int, f Filter) (Process, error) {
 // otherwise leave none for reading /proc. A quarter of the limit of open
 // files (which Go raises to the hard limit as it starts), at least 64. A
 // process checked past it is opened before its signal and checked whole
-// again then, as one no handle could be had for is.
-var maxHeld = heldBound()
+// again then, as one no handle could be had for is. Read at the first
+// hold, not as tether starts: a tether run never holds one.
+var maxHeld = sync.OnceValue(heldBound)
 
 // handle hands over the handle that holds pid since its check: nil when
 // there is none. The caller closes it.
